@@ -1,0 +1,22 @@
+import type { Event } from "./event.ts"
+import type { Request } from "./request.ts"
+import type { ConfigWarning, SchemeName } from "./scheme.ts"
+
+export interface StreamOptions {
+  /** Cancels the request at any point: before headers, between events, during retries' back-off. */
+  readonly signal?: AbortSignal
+}
+
+/**
+ * What the Worker talks to: one provider + model behind one wire format. `stream` yields neutral events and
+ * throws an `LlmError` (see `llm-error.ts`) when the call fails after its retries; `LlmCancelled` when the signal
+ * fires. `encodeRequest` is the exact body `stream` would send, used for cache-prefix verification.
+ */
+export interface LlmClient {
+  readonly scheme: SchemeName
+  readonly provider: string
+  readonly model: string
+  stream(request: Request, options?: StreamOptions): AsyncIterable<Event>
+  encodeRequest(request: Request): string
+  validate(request: Request): ReadonlyArray<ConfigWarning>
+}

@@ -1,0 +1,55 @@
+import { Data } from "effect"
+
+/** The provider answered with a non-success HTTP status (after retries, when the status was retryable). */
+export class LlmHttpError extends Data.TaggedError("LlmHttpError")<{
+  readonly status: number
+  readonly body: string
+  readonly message: string
+}> {}
+
+/** A deadline passed: waiting for response headers, for the first event, or idle between two events. */
+export class LlmTimeout extends Data.TaggedError("LlmTimeout")<{
+  readonly phase: "headers" | "first_event" | "idle"
+  readonly afterMs: number
+  readonly message: string
+}> {}
+
+/** The connection failed or broke (DNS, refused, reset, truncated body). */
+export class LlmNetworkError extends Data.TaggedError("LlmNetworkError")<{ readonly message: string }> {}
+
+/** The provider reported an error inside the stream (e.g. Anthropic `overloaded_error`). */
+export class LlmProviderError extends Data.TaggedError("LlmProviderError")<{
+  readonly code: string
+  readonly message: string
+}> {}
+
+/** The stream broke the wire format (invalid JSON in an event, an impossible event order). */
+export class LlmProtocolError extends Data.TaggedError("LlmProtocolError")<{ readonly message: string }> {}
+
+/** The caller's AbortSignal fired. */
+export class LlmCancelled extends Data.TaggedError("LlmCancelled")<{ readonly message: string }> {}
+
+/** No credentials or an unusable configuration (unknown provider, missing model). */
+export class LlmConfigError extends Data.TaggedError("LlmConfigError")<{ readonly message: string }> {}
+
+export type LlmError =
+  | LlmHttpError
+  | LlmTimeout
+  | LlmNetworkError
+  | LlmProviderError
+  | LlmProtocolError
+  | LlmCancelled
+  | LlmConfigError
+
+const TAGS: ReadonlySet<string> = new Set([
+  "LlmHttpError",
+  "LlmTimeout",
+  "LlmNetworkError",
+  "LlmProviderError",
+  "LlmProtocolError",
+  "LlmCancelled",
+  "LlmConfigError"
+])
+
+export const isLlmError = (u: unknown): u is LlmError =>
+  typeof u === "object" && u !== null && "_tag" in u && TAGS.has((u as { _tag: string })._tag)

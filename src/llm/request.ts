@@ -1,0 +1,40 @@
+import type { JsonSchema } from "../schema/json-schema.ts"
+import type { Item } from "./item.ts"
+
+/** A tool as every provider is told about it: the neutral definition (one normalised JSON Schema). */
+export interface ToolSpec {
+  readonly name: string
+  readonly description: string
+  readonly inputSchema: JsonSchema
+}
+
+export type ToolChoice =
+  | { readonly type: "auto" }
+  | { readonly type: "none" }
+  | { readonly type: "required" }
+  | { readonly type: "tool"; readonly name: string }
+
+export interface RequestConfig {
+  readonly maxTokens?: number
+  readonly temperature?: number
+  readonly topP?: number
+  readonly topK?: number
+  readonly stopSequences?: ReadonlyArray<string>
+  readonly toolChoice?: ToolChoice
+  readonly parallelToolCalls?: boolean
+  /** Reasoning / extended thinking; mapped per provider (effort for OpenAI, budget for Anthropic and Gemini). */
+  readonly reasoning?: { readonly effort?: "low" | "medium" | "high"; readonly budgetTokens?: number }
+}
+
+/**
+ * Everything a scheme needs to build one provider request. `tools` should be the array returned by
+ * `ToolServerHandle.toolDefinitionsSorted()`: the same array instance for an unchanged tool set, which lets the
+ * schemes reuse its serialised fragment.
+ */
+export interface Request {
+  readonly model: string
+  readonly systemPrompt?: string
+  readonly items: ReadonlyArray<Item>
+  readonly tools: ReadonlyArray<ToolSpec>
+  readonly config: RequestConfig
+}

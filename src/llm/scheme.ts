@@ -1,0 +1,41 @@
+import type { Event } from "./event.ts"
+import type { Request } from "./request.ts"
+
+/** One server-sent event as delivered by the SSE parser. */
+export interface SseMessage {
+  readonly event: string
+  readonly data: string
+  readonly id?: string
+}
+
+/** An option the chosen provider cannot honour; reported by `validate()` instead of being dropped silently. */
+export interface ConfigWarning {
+  readonly _tag: "ConfigWarning"
+  readonly scheme: SchemeName
+  readonly setting: string
+  readonly message: string
+}
+
+export type SchemeName = "openai-chat" | "openai-responses" | "anthropic" | "gemini"
+
+/**
+ * Stateful conversion of one response's SSE messages into neutral events. `push` may return several events;
+ * `end` closes every block still open (a truncated stream must not leave a tool call dangling) and reports what
+ * was missing.
+ */
+export interface StreamDecoder {
+  push(message: SseMessage): ReadonlyArray<Event>
+  end(): ReadonlyArray<Event>
+}
+
+/**
+ * A wire format, with no I/O: neutral request → exact provider JSON text, provider SSE → neutral events.
+ * Providers (endpoint, auth, quirks) sit on top of a scheme.
+ */
+export interface Scheme {
+  readonly name: SchemeName
+  /** The request body, byte-identical for the same request. */
+  encodeRequest(request: Request): string
+  decoder(): StreamDecoder
+  validate(request: Request): ReadonlyArray<ConfigWarning>
+}

@@ -1,0 +1,21 @@
+import type { JsonSchema } from "./json-schema.ts"
+
+/** One reason an argument value was refused: where (a JSON path) and why, short enough for the model to act on. */
+export interface ArgumentIssue {
+  readonly path: ReadonlyArray<string | number>
+  readonly message: string
+}
+
+export type DecodeResult<A> =
+  | { readonly ok: true; readonly value: A }
+  | { readonly ok: false; readonly issues: ReadonlyArray<ArgumentIssue> }
+
+/**
+ * The pair every typed tool is built on: the JSON Schema the model is shown and the decoder that accepts
+ * exactly the values that schema allows. Produced once per tool from any supported schema source.
+ */
+export interface ArgumentCodec<A> {
+  readonly jsonSchema: JsonSchema
+  /** Decodes an already-parsed JSON value. Synchronous when the source allows it (all built-in sources do). */
+  decode(input: unknown): DecodeResult<A> | Promise<DecodeResult<A>>
+}

@@ -1,0 +1,104 @@
+import { Data, Equal, Hash } from "effect"
+import type { JsonSchema, JsonValue } from "../schema/json-schema.ts"
+
+/** The widest tool-name rule any provider accepts; narrower provider rules are applied per provider. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/
+
+/** A tool name that no provider could accept. */
+export class InvalidToolName extends Data.TaggedError("InvalidToolName")<{
+  readonly name: string
+  readonly message: string
+}> {}
+
+const EMPTY_OBJECT_SCHEMA: JsonSchema = Object.freeze({ type: "object", properties: Object.freeze({}), additionalProperties: false })
+
+const deepFreeze = <A extends JsonValue>(value: A): A => {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v as JsonValue)
+    Object.freeze(value)
+  }
+  return value
+}
+
+const cloneJson = <A extends JsonValue>(value: A): A => structuredClone(value)
+
+const jsonEquals = (a: JsonValue, b: JsonValue): boolean => {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a) !== Array.isArray(b)) return false
+  if (Array.isArray(a)) {
+    const bb = b as ReadonlyArray<JsonValue>
+    return a.length === bb.length && a.every((v, i) => jsonEquals(v, bb[i] as JsonValue))
+  }
+  const ao = a as { readonly [k: string]: JsonValue }
+  const bo = b as { readonly [k: string]: JsonValue }
+  const ak = Object.keys(ao)
+  if (ak.length !== Object.keys(bo).length) return false
+  return ak.every((k) => Object.hasOwn(bo, k) && jsonEquals(ao[k] as JsonValue, bo[k] as JsonValue))
+}
+
+/**
+ * Immutable metadata of a tool: what the model is told about it. Fixed at registration; hooks read it, nothing
+ * writes it. Every "setter" returns a new value, and values compare structurally (`Equal.equals` or `equals`).
+ *
+ * @example
+ * const meta = ToolMeta.make("get_weather")
+ *   .description("Current weather for a city")
+ *   .inputSchema({ type: "object", properties: { city: { type: "string" } }, required: ["city"] })
+ */
+export class ToolMeta implements Equal.Equal {
+  readonly name: string
+  readonly descriptionText: string
+  readonly schema: JsonSchema
+
+  private constructor(name: string, description: string, schema: JsonSchema) {
+    this.name = name
+    this.descriptionText = description
+    this.schema = schema
+    Object.freeze(this)
+  }
+
+  /**
+   * Starts a meta with a validated name, an empty description and a schema accepting only `{}`.
+   * @throws InvalidToolName when the name breaks `[A-Za-z0-9_.-]{1,64}`.
+   */
+  static make(name: string): ToolMeta {
+    if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
+      throw new InvalidToolName({
+        name: String(name),
+        message: `invalid tool name ${JSON.stringify(name)}: expected 1-64 characters from [A-Za-z0-9_.-]`
+      })
+    }
+    return new ToolMeta(name, "", EMPTY_OBJECT_SCHEMA)
+  }
+
+  /** A copy with this description. */
+  description(text: string): ToolMeta {
+    return new ToolMeta(this.name, text, this.schema)
+  }
+
+  /** A copy with this input schema (deep-copied and frozen, so later edits to the argument cannot leak in). */
+  inputSchema(schema: JsonSchema): ToolMeta {
+    return new ToolMeta(this.name, this.descriptionText, deepFreeze(cloneJson(schema)))
+  }
+
+  equals(that: ToolMeta): boolean {
+    return (
+      this.name === that.name &&
+      this.descriptionText === that.descriptionText &&
+      jsonEquals(this.schema, that.schema)
+    )
+  }
+
+  [Equal.symbol](that: Equal.Equal): boolean {
+    return that instanceof ToolMeta && this.equals(that)
+  }
+
+  [Hash.symbol](): number {
+    return Hash.string(`${this.name}\u0000${this.descriptionText}\u0000${JSON.stringify(this.schema)}`)
+  }
+
+  toJSON(): { readonly name: string; readonly description: string; readonly inputSchema: JsonSchema } {
+    return { name: this.name, description: this.descriptionText, inputSchema: this.schema }
+  }
+}

@@ -1,0 +1,35 @@
+import type { ToolError } from "./tool-error.ts"
+import type { ToolMeta } from "./tool-meta.ts"
+
+/** What a tool sees of the call it is serving. */
+export interface ToolContext {
+  /** The provider's call id (or a generated one when the provider gave none). */
+  readonly callId: string
+  /** Aborted when the run is cancelled or the call's deadline passes; long work should watch it. */
+  readonly signal: AbortSignal
+  /** The tool's own metadata. */
+  readonly meta: ToolMeta
+}
+
+/**
+ * The one operation of a tool: run with the raw JSON argument text the model produced and return the text the
+ * model will read. A tool holds no metadata (that is `ToolMeta`) but may hold state: the same instance serves
+ * every call while it is registered.
+ *
+ * `execute` resolves with the output, or rejects with a `ToolError`. Anything else it throws or rejects with is
+ * turned into `ExecutionFailed` by the tool server; it never reaches the caller as a crash.
+ *
+ * Write tools with `defineTool` (typed arguments), `Tool.fromFunction` or `Tool.fromEffect` rather than by hand.
+ */
+export interface Tool {
+  execute(argumentsJson: string, context: ToolContext): Promise<string>
+}
+
+/**
+ * A factory producing a tool's metadata and its instance together. The Worker invokes it exactly once, when the
+ * tool is registered; the instance is then reused for every call.
+ */
+export type ToolDefinition = () => readonly [ToolMeta, Tool]
+
+/** Keeps `ToolError` importable from here for implementers. */
+export type { ToolError }
