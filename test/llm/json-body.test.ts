@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest"
+import fc from "fast-check"
+import { jsonBody, rawJson } from "../../src/llm/json-body.ts"
+
+describe("jsonBody", () => {
+  it("keeps insertion order, omits undefined fields and splices raw fragments", () => {
+    const text = jsonBody({ z: 1, a: undefined, m: [true, null, "x\n"], t: rawJson('[{"k":2}]'), o: { b: 0.5 } })
+    expect(text).toBe('{"z":1,"m":[true,null,"x\\n"],"t":[{"k":2}],"o":{"b":0.5}}')
+  })
+
+  it("refuses non-finite numbers and holes instead of writing null", () => {
+    expect(() => jsonBody({ a: { b: Number.NaN } })).toThrow(/\$\.a\.b/)
+    expect(() => jsonBody({ a: [1, undefined as unknown as number] })).toThrow(/\$\.a\[1\]/)
+  })
+
+  it("agrees with JSON.stringify on plain JSON values", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ noUnicodeString: false }), (value) => {
+        // JSON.stringify turns -0 into 0 as well, so no normalisation is needed.
+        expect(jsonBody(value as never)).toBe(JSON.stringify(value))
+      })
+    )
+  })
+})
