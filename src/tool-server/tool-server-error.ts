@@ -1,0 +1,45 @@
+import { Data } from "effect"
+import type { ToolError } from "../tool/tool-error.ts"
+
+/** A tool with this name is already registered (or appears twice in one batch). Nothing was registered. */
+export class DuplicateName extends Data.TaggedError("DuplicateName")<{ readonly name: string; readonly message: string }> {}
+
+/** A factory threw, produced something that is not `[ToolMeta, Tool]`, or its schema fails a provider lint error. */
+export class RegistrationFailed extends Data.TaggedError("RegistrationFailed")<{
+  readonly name: string | undefined
+  readonly message: string
+  readonly cause?: unknown
+}> {}
+
+/** No tool of that name is registered. */
+export class ToolNotFound extends Data.TaggedError("ToolNotFound")<{ readonly name: string; readonly message: string }> {}
+
+/** The tool ran and failed; `error` is its `ToolError` (its message is what the model should read). */
+export class ToolExecution extends Data.TaggedError("ToolExecution")<{
+  readonly name: string
+  readonly error: ToolError
+  readonly message: string
+}> {}
+
+/** The per-call deadline passed. The tool's signal was aborted; its late result, if any, is discarded. */
+export class ToolTimeout extends Data.TaggedError("ToolTimeout")<{
+  readonly name: string
+  readonly afterMs: number
+  readonly message: string
+}> {}
+
+/** The caller's signal aborted the call. The tool was told through its signal and not awaited further. */
+export class ToolCancelled extends Data.TaggedError("ToolCancelled")<{ readonly name: string; readonly message: string }> {}
+
+/** What `callTool` can fail with. */
+export type ToolCallError = ToolNotFound | ToolExecution | ToolTimeout | ToolCancelled
+
+/** What registration can fail with. */
+export type ToolRegistrationError = DuplicateName | RegistrationFailed
+
+export type ToolServerError = ToolCallError | ToolRegistrationError
+
+const CALL_TAGS: ReadonlySet<string> = new Set(["ToolNotFound", "ToolExecution", "ToolTimeout", "ToolCancelled"])
+
+export const isToolCallError = (u: unknown): u is ToolCallError =>
+  typeof u === "object" && u !== null && CALL_TAGS.has((u as { _tag?: string })._tag ?? "")

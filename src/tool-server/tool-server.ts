@@ -1,0 +1,204 @@
+import { Effect } from "effect"
+import type { ToolSpec } from "../llm/request.ts"
+import type { Tool, ToolContext } from "../tool/tool.ts"
+import { toToolError } from "../tool/tool-constructors.ts"
+import type { ToolMeta } from "../tool/tool-meta.ts"
+import {
+  type ToolCallError,
+  ToolCancelled,
+  ToolExecution,
+  ToolNotFound,
+  ToolTimeout,
+  isToolCallError
+} from "./tool-server-error.ts"
+
+/** One registered tool: the meta, the instance built by its factory, and the neutral definition sent to models. */
+export interface ToolEntry {
+  readonly meta: ToolMeta
+  readonly tool: Tool
+  readonly spec: ToolSpec
+}
+
+/**
+ * The shared state behind a server and all its handles. Registration swaps in a new sorted definition list and
+ * bumps `version`; readers never see a half-registered batch because registration is synchronous.
+ */
+export class ToolRegistry {
+  readonly entries = new Map<string, ToolEntry>()
+  version = 0
+  private sorted: ReadonlyArray<ToolSpec> | undefined = Object.freeze([])
+
+  /** The definitions sorted by name in code-unit order; the same frozen array until the set changes. */
+  sortedSpecs(): ReadonlyArray<ToolSpec> {
+    if (this.sorted === undefined) {
+      const names = [...this.entries.keys()].sort()
+      this.sorted = Object.freeze(names.map((name) => (this.entries.get(name) as ToolEntry).spec))
+    }
+    return this.sorted
+  }
+
+  commit(batch: ReadonlyArray<ToolEntry>): void {
+    for (const entry of batch) this.entries.set(entry.meta.name, entry)
+    this.sorted = undefined
+    this.version++
+  }
+}
+
+export interface CallToolOptions {
+  /** The provider's call id, passed to the tool's context; a local id is generated when absent. */
+  readonly callId?: string
+  /** Cancels the call: the tool's own signal aborts and the call fails with `ToolCancelled` without waiting. */
+  readonly signal?: AbortSignal
+  /** Deadline for this call in milliseconds: `ToolTimeout` when it passes, whether or not the tool stops. */
+  readonly timeoutMs?: number
+}
+
+const NEVER_ABORTED: AbortSignal = new AbortController().signal
+let localCallCounter = 0
+const TIMEOUT = Symbol("timeout")
+
+/** Registry state reachable only from inside the package (the Worker registers; nobody else can). */
+const registries = new WeakMap<ToolServerHandle, ToolRegistry>()
+
+/** @internal Used by the Worker's registration path; not exported from the package. */
+export const registryOf = (handle: ToolServerHandle): ToolRegistry => registries.get(handle) as ToolRegistry
+
+/**
+ * A cheap, cloneable view of a tool server. Everything here is safe to hand to hooks and application code:
+ * look tools up, call them, list their definitions. Registration is deliberately absent — only a Worker in its
+ * Mutable state registers tools.
+ */
+export class ToolServerHandle {
+  /** @internal */
+  constructor(registry: ToolRegistry) {
+    registries.set(this, registry)
+    Object.freeze(this)
+  }
+
+  /** Another handle on the same tools. */
+  clone(): ToolServerHandle {
+    return new ToolServerHandle(registryOf(this))
+  }
+
+  /** Increases whenever the tool set changes; equal versions mean byte-identical definitions. */
+  get version(): number {
+    return registryOf(this).version
+  }
+
+  /** Names of the registered tools, sorted. */
+  names(): ReadonlyArray<string> {
+    return this.toolDefinitionsSorted().map((spec) => spec.name)
+  }
+
+  /** The meta and the live instance of a tool (hooks use the instance to read its state). */
+  getTool(name: string): { readonly meta: ToolMeta; readonly tool: Tool } | undefined {
+    const entry = registryOf(this).entries.get(name)
+    return entry === undefined ? undefined : { meta: entry.meta, tool: entry.tool }
+  }
+
+  /**
+   * Neutral definitions sorted by name (code-unit order). The same frozen array is returned while the tool set
+   * is unchanged, so provider fragments built from it are cached and re-emitting costs nothing.
+   */
+  toolDefinitionsSorted(): ReadonlyArray<ToolSpec> {
+    return registryOf(this).sortedSpecs()
+  }
+
+  /**
+   * Executes a tool with the raw JSON argument text. Resolves with the output text; rejects with a
+   * `ToolCallError` (`ToolNotFound`, `ToolExecution`, `ToolTimeout`, `ToolCancelled`) and nothing else.
+   */
+  async callTool(name: string, argumentsJson: string, options?: CallToolOptions): Promise<string> {
+    const entry = registryOf(this).entries.get(name)
+    if (entry === undefined) throw new ToolNotFound({ name, message: `unknown tool "${name}"` })
+    const callId = options?.callId ?? `local_${++localCallCounter}`
+    if (options?.signal === undefined && options?.timeoutMs === undefined) {
+      try {
+        return await entry.tool.execute(argumentsJson, { callId, signal: NEVER_ABORTED, meta: entry.meta })
+      } catch (thrown) {
+        throw executionError(name, thrown)
+      }
+    }
+    return callGuarded(entry, callId, argumentsJson, options)
+  }
+
+  /** `callTool` as an Effect: typed failure channel, and interrupting the fiber cancels the tool. */
+  callToolEffect(
+    name: string,
+    argumentsJson: string,
+    options?: Omit<CallToolOptions, "signal">
+  ): Effect.Effect<string, ToolCallError> {
+    return Effect.tryPromise({
+      try: (signal) => this.callTool(name, argumentsJson, { ...options, signal }),
+      catch: (thrown) => (isToolCallError(thrown) ? thrown : executionError(name, thrown))
+    })
+  }
+}
+
+const executionError = (name: string, thrown: unknown): ToolExecution => {
+  const error = toToolError(thrown)
+  return new ToolExecution({ name, error, message: error.message })
+}
+
+/** The call with a deadline and/or an external signal: the tool is raced against both and never awaited past them. */
+const callGuarded = async (
+  entry: ToolEntry,
+  callId: string,
+  argumentsJson: string,
+  options: CallToolOptions
+): Promise<string> => {
+  const name = entry.meta.name
+  const outer = options.signal
+  if (outer?.aborted) throw new ToolCancelled({ name, message: `call to "${name}" was cancelled` })
+  const controller = new AbortController()
+  const forward = (): void => controller.abort(outer?.reason)
+  outer?.addEventListener("abort", forward, { once: true })
+  const timer =
+    options.timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(TIMEOUT), options.timeoutMs)
+  const stopped = new Promise<never>((_, reject) => {
+    controller.signal.addEventListener(
+      "abort",
+      () => {
+        reject(
+          controller.signal.reason === TIMEOUT
+            ? new ToolTimeout({
+                name,
+                afterMs: options.timeoutMs ?? 0,
+                message: `tool "${name}" timed out after ${options.timeoutMs} ms`
+              })
+            : new ToolCancelled({ name, message: `call to "${name}" was cancelled` })
+        )
+      },
+      { once: true }
+    )
+  })
+  const context: ToolContext = { callId, signal: controller.signal, meta: entry.meta }
+  try {
+    // Promise.resolve: a tool written in plain JavaScript may return a bare string.
+    const running = Promise.resolve(entry.tool.execute(argumentsJson, context))
+    // A tool that ignores its signal may settle later; its late rejection must not surface as unhandled.
+    running.catch(() => undefined)
+    return await Promise.race([running, stopped])
+  } catch (thrown) {
+    throw isToolCallError(thrown) ? thrown : executionError(name, thrown)
+  } finally {
+    if (timer !== undefined) clearTimeout(timer)
+    outer?.removeEventListener("abort", forward)
+  }
+}
+
+/**
+ * Owns a name-sorted tool map. Hand out `handle()`s to share it; the Worker that owns the server registers
+ * tools into it.
+ */
+export class ToolServer {
+  private readonly root: ToolServerHandle
+
+  constructor() {
+    this.root = new ToolServerHandle(new ToolRegistry())
+  }
+
+  handle(): ToolServerHandle {
+    return this.root.clone()
+  }
+}
