@@ -36,6 +36,11 @@ export interface Scheme {
   readonly name: SchemeName
   /** The request body, byte-identical for the same request. */
   encodeRequest(request: Request): string
-  decoder(): StreamDecoder
+  /**
+   * A decoder for one response. Pass the request the response answers: wire tool names are mapped back to the
+   * neutral names of `request.tools` (a provider may not accept a neutral name as it is, e.g. dots on OpenAI).
+   * Without it, tool names are reported as they came over the wire.
+   */
+  decoder(request?: Request): StreamDecoder
   validate(request: Request): ReadonlyArray<ConfigWarning>
 }
