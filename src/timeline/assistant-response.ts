@@ -1,0 +1,111 @@
+import type { StopReason, Usage } from "../llm/event.ts"
+import type { ContentPart, Item } from "../llm/item.ts"
+import type { BlockPosition } from "./block-scope.ts"
+import type { ProtocolIssue } from "./protocol-issue.ts"
+import { type ReasoningBlock, ReasoningCollector } from "./reasoning-collector.ts"
+import { type TextBlock, TextCollector } from "./text-collector.ts"
+import { type Timeline, TimelineMisuse, type TimelineState } from "./timeline.ts"
+import { type AbortedToolCall, type ToolCallBlock, ToolCallCollector } from "./tool-call-collector.ts"
+import { UsageCollector } from "./usage-collector.ts"
+
+type OutputText = Extract<ContentPart, { readonly type: "output_text" }>
+
+/**
+ * The assistant's history items in model order. Consecutive text blocks form one assistant message with one
+ * `output_text` part per block; a reasoning or tool-call item in between starts a new message. Empty text blocks
+ * are left out (providers reject empty text parts sent back), as is reasoning with neither text nor data.
+ */
+export const assistantItems = (parts: {
+  readonly text: ReadonlyArray<TextBlock>
+  readonly reasoning: ReadonlyArray<ReasoningBlock>
+  readonly toolCalls: ReadonlyArray<ToolCallBlock>
+}): Array<Item> => {
+  type Entry = BlockPosition & { readonly item: Item | OutputText }
+  const entries: Entry[] = [
+    ...parts.reasoning
+      .filter((block) => block.item.text !== "" || block.item.data !== undefined)
+      .map((block) => ({ ordinal: block.ordinal, index: block.index, item: block.item })),
+    ...parts.text
+      .filter((block) => block.text !== "")
+      .map((block) => ({
+        ordinal: block.ordinal,
+        index: block.index,
+        item: { type: "output_text", text: block.text } satisfies OutputText
+      })),
+    ...parts.toolCalls.map((block) => ({ ordinal: block.ordinal, index: block.index, item: block.call }))
+  ].sort((a, b) => a.ordinal - b.ordinal)
+
+  const items: Item[] = []
+  let message: OutputText[] | undefined
+  for (const { item } of entries) {
+    if (item.type === "output_text") {
+      if (message === undefined) {
+        message = []
+        items.push({ type: "message", role: "assistant", content: message })
+      }
+      message.push(item)
+    } else {
+      message = undefined
+      items.push(item)
+    }
+  }
+  return items
+}
+
+export interface AssistantResponse {
+  readonly state: Exclude<TimelineState, "open">
+  readonly items: ReadonlyArray<Item>
+  /** From a `completed` status when it carries one, else the last block stop that named a reason. */
+  readonly stopReason: StopReason | undefined
+  readonly usage: Usage
+  readonly abortedToolCalls: ReadonlyArray<AbortedToolCall>
+  readonly issues: ReadonlyArray<ProtocolIssue>
+}
+
+/** Attaches every built-in collector to a timeline and, once it is done, assembles the assistant's response. */
+export class ResponseCollector {
+  readonly text: TextCollector
+  readonly reasoning: ReasoningCollector
+  readonly toolCalls: ToolCallCollector
+  readonly usage: UsageCollector
+  readonly #timeline: Timeline
+  #completedStop: StopReason | undefined
+  #lastBlockStop: StopReason | undefined
+
+  constructor(timeline: Timeline) {
+    this.#timeline = timeline
+    this.text = new TextCollector(timeline)
+    this.reasoning = new ReasoningCollector(timeline)
+    this.toolCalls = new ToolCallCollector(timeline)
+    this.usage = new UsageCollector(timeline)
+    timeline.onMeta("status", (event) => {
+      if (event.status === "completed" && event.stopReason !== undefined) this.#completedStop = event.stopReason
+    })
+    const scope = {
+      onStop: (stop: { readonly stopReason?: StopReason }) => {
+        if (stop.stopReason !== undefined) this.#lastBlockStop = stop.stopReason
+      }
+    }
+    timeline.onBlock("text", () => scope).onBlock("thinking", () => scope).onBlock("tool_use", () => scope)
+  }
+
+  /** Throws `TimelineMisuse` while the timeline is still open: a response read mid-stream would be partial. */
+  result(): AssistantResponse {
+    const state = this.#timeline.state
+    if (state === "open") {
+      throw new TimelineMisuse({ message: "cannot read the response: its timeline is still open; call finish() first" })
+    }
+    return {
+      state,
+      items: assistantItems({
+        text: this.text.blocks,
+        reasoning: this.reasoning.blocks,
+        toolCalls: this.toolCalls.blocks
+      }),
+      stopReason: this.#completedStop ?? this.#lastBlockStop,
+      usage: this.usage.usage,
+      abortedToolCalls: this.toolCalls.aborted,
+      issues: this.#timeline.issues
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import type { BlockDelta, BlockMeta, Event } from "../llm/event.ts"
+
+/**
+ * The types a block handler works with, narrowed per block kind so a text handler can only ever be given text
+ * deltas and a tool handler only input-JSON fragments.
+ */
+
+export type BlockKind = BlockMeta["kind"]
+
+export type BlockMetaOf<K extends BlockKind> = Extract<BlockMeta, { readonly kind: K }>
+
+/** The delta kind each block kind accepts; anything else is a protocol issue, never handed to a scope. */
+export const DELTA_KIND_OF = {
+  text: "text",
+  thinking: "thinking",
+  tool_use: "input_json"
+} as const satisfies Record<BlockKind, BlockDelta["kind"]>
+
+export type BlockDeltaOf<K extends BlockKind> = Extract<BlockDelta, { readonly kind: (typeof DELTA_KIND_OF)[K] }>
+
+export type BlockStop = Extract<Event, { readonly type: "block_stop" }>
+
+export type MetaEvent = Extract<Event, { readonly type: "ping" | "usage" | "status" | "error" }>
+
+export type MetaEventOf<T extends MetaEvent["type"]> = Extract<MetaEvent, { readonly type: T }>
+
+/** Where a block sits in its response: the provider-assigned index and its position in block start order. */
+export interface BlockPosition {
+  readonly index: number
+  /** 0 for the first block started in the response, 1 for the next…; model order across all block kinds. */
+  readonly ordinal: number
+}
+
+/**
+ * The state of one handler for one block. A fresh scope is made for every block, so whatever it accumulates
+ * belongs to that block alone. Exactly one of `onStop` / `onAbort` is called, once, and nothing after it.
+ */
+export interface BlockScope<K extends BlockKind> {
+  onDelta?(delta: BlockDeltaOf<K>): void
+  onStop?(stop: BlockStop): void
+  onAbort?(reason: string): void
+}
+
+export type BlockStart<K extends BlockKind> = (meta: BlockMetaOf<K>, at: BlockPosition) => BlockScope<K>
