@@ -1,0 +1,93 @@
+import type { ToolSpec } from "../llm/request.ts"
+import { anthropicTool } from "./dialects/anthropic.ts"
+import { geminiFunctionDeclaration, geminiSubsetFunctionDeclaration } from "./dialects/gemini.ts"
+import { openAiChatTool, openAiResponsesTool } from "./dialects/openai.ts"
+import { buildToolNameMap, type ToolDialect, type ToolNameMap } from "./tool-names.ts"
+
+export type { ToolDialect, ToolNameMap } from "./tool-names.ts"
+export { ToolNameRejected } from "./tool-names.ts"
+export { restoreStrictArguments } from "./dialects/openai-strict.ts"
+
+type ToolSet = ReadonlyArray<ToolSpec>
+
+/** Per tool-set caches keyed by array identity: an unchanged tool set is the same array, so a hit is O(1). */
+const fragments = new WeakMap<ToolSet, Map<string, string>>()
+const nameMaps = new WeakMap<ToolSet, Map<ToolDialect, ToolNameMap>>()
+
+const compareNames = (a: ToolSpec, b: ToolSpec): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+/** Tools in code-unit order of their neutral names; the input array is returned when already in order. */
+const sortedTools = (tools: ToolSet): ToolSet => {
+  for (let i = 1; i < tools.length; i++) {
+    if (compareNames(tools[i - 1] as ToolSpec, tools[i] as ToolSpec) > 0) return [...tools].sort(compareNames)
+  }
+  return tools
+}
+
+/**
+ * Reversible name mapping for a tool set on one provider: `toWire(neutral)` and `fromWire(wire)`. Cached per
+ * array identity. Throws `ToolNameRejected` when a name cannot be sent or two tools would collide.
+ */
+export function toolNames(tools: ToolSet, dialect: ToolDialect): ToolNameMap {
+  let perDialect = nameMaps.get(tools)
+  if (perDialect === undefined) {
+    perDialect = new Map()
+    nameMaps.set(tools, perDialect)
+  }
+  let map = perDialect.get(dialect)
+  if (map === undefined) {
+    map = buildToolNameMap(tools.map((tool) => tool.name), dialect)
+    perDialect.set(dialect, map)
+  }
+  return map
+}
+
+const cached = (tools: ToolSet, key: string, build: () => string): string => {
+  let perKey = fragments.get(tools)
+  if (perKey === undefined) {
+    perKey = new Map()
+    fragments.set(tools, perKey)
+  }
+  let text = perKey.get(key)
+  if (text === undefined) {
+    text = build()
+    perKey.set(key, text)
+  }
+  return text
+}
+
+const joinEntries = (tools: ToolSet, dialect: ToolDialect, entry: (spec: ToolSpec, wire: string) => string): string => {
+  const names = toolNames(tools, dialect)
+  let out = ""
+  for (const spec of sortedTools(tools)) out += (out === "" ? "" : ",") + entry(spec, names.toWire(spec.name))
+  return out
+}
+
+const ENTRY: Record<Exclude<ToolDialect, "gemini">, (spec: ToolSpec, wire: string) => string> = {
+  "openai-chat": openAiChatTool,
+  "openai-responses": openAiResponsesTool,
+  anthropic: anthropicTool
+}
+
+/**
+ * JSON text of the provider's whole `tools` array value for this tool set, sorted by neutral name; cached per
+ * array identity (WeakMap). An empty set gives `[]`; leaving `tools` out of the body is the caller's choice.
+ * Throws `ToolNameRejected` when a name cannot be sent.
+ */
+export function toolsFragment(tools: ToolSet, dialect: ToolDialect): string {
+  return cached(tools, dialect, () => {
+    if (tools.length === 0) return "[]"
+    if (dialect === "gemini") return `[{"functionDeclarations":[${joinEntries(tools, dialect, geminiFunctionDeclaration)}]}]`
+    return `[${joinEntries(tools, dialect, ENTRY[dialect])}]`
+  })
+}
+
+/**
+ * Gemini `tools` array value using the OpenAPI-subset `parameters` instead of `parametersJsonSchema`, for
+ * endpoints that predate JSON Schema support. Lossy: run `lintToolSpec` to see what each schema loses.
+ */
+export function geminiSubsetToolsFragment(tools: ToolSet): string {
+  return cached(tools, "gemini-subset", () =>
+    tools.length === 0 ? "[]" : `[{"functionDeclarations":[${joinEntries(tools, "gemini", geminiSubsetFunctionDeclaration)}]}]`
+  )
+}
