@@ -95,7 +95,8 @@ export class ToolMeta implements Equal.Equal {
   }
 
   [Hash.symbol](): number {
-    return Hash.string(`${this.name}\u0000${this.descriptionText}\u0000${JSON.stringify(this.schema)}`)
+    // The schema is left out: equal schemas may differ in key order, and equal values must hash alike.
+    return Hash.string(`${this.name}\u0000${this.descriptionText}`)
   }
 
   toJSON(): { readonly name: string; readonly description: string; readonly inputSchema: JsonSchema } {
