@@ -1,0 +1,66 @@
+import { Result, Schema, SchemaIssue } from "effect"
+import type { ArgumentIssue, DecodeResult } from "../argument-codec.ts"
+import type { JsonObject, JsonSchema, JsonValue } from "../json-schema.ts"
+import { issuePath, type SchemaSource } from "./source.ts"
+
+/** An Effect Schema whose decoding needs no services, so it can run synchronously on the dispatch path. */
+export type EffectArgumentSchema = Schema.ConstraintDecoder<unknown>
+
+export const isEffectSchema = (u: unknown): u is EffectArgumentSchema => Schema.isSchema(u)
+
+const isObject = (v: JsonValue | undefined): v is JsonObject =>
+  typeof v === "object" && v !== null && !Array.isArray(v)
+
+const isNullBranch = (v: JsonValue | undefined): boolean =>
+  isObject(v) && Object.keys(v).length === 1 && v["type"] === "null"
+
+/**
+ * `Schema.optional(X)` is documented for the canonical JSON codec as "absent or null" and appears as
+ * `anyOf: [X, {type: "null"}]`. For tool arguments optional means absent, so the one null branch Effect appends
+ * to every optional property is removed; a field written `optional(NullOr(X))` keeps its own null.
+ */
+const dropOptionalNull = (value: JsonValue): JsonValue => {
+  if (Array.isArray(value)) return value.map(dropOptionalNull)
+  if (!isObject(value)) return value
+  const out: { [k: string]: JsonValue } = {}
+  for (const [k, v] of Object.entries(value)) out[k] = dropOptionalNull(v)
+  const properties = out["properties"]
+  if (!isObject(properties)) return out
+  const required = Array.isArray(out["required"]) ? out["required"] : []
+  const fixed: { [k: string]: JsonValue } = {}
+  for (const [name, prop] of Object.entries(properties)) {
+    const branches = isObject(prop) ? prop["anyOf"] : undefined
+    if (!required.includes(name) && isObject(prop) && Array.isArray(branches) && isNullBranch(branches.at(-1))) {
+      fixed[name] = { ...prop, anyOf: branches.slice(0, -1) }
+    } else fixed[name] = prop
+  }
+  out["properties"] = fixed
+  return out
+}
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/**
+ * Effect Schema: the JSON Schema of its canonical JSON codec (closed structs), decoded by that same codec so
+ * JSON-encoded types (dates, bigints, transforms) come out as the schema's `Type`. The decoder is built once.
+ */
+export const fromEffect = <S extends EffectArgumentSchema>(schema: S): SchemaSource<S["Type"]> => {
+  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
+  const jsonSchema = dropOptionalNull({
+    ...(document.schema as JsonSchema),
+    $defs: document.definitions as JsonSchema
+  }) as JsonSchema
+  const decode = Schema.decodeUnknownResult(Schema.toCodecJson(schema), { onExcessProperty: "error", errors: "all" })
+  return {
+    jsonSchema,
+    refine: (input): DecodeResult<S["Type"]> => {
+      const result = decode(input)
+      if (Result.isSuccess(result)) return { ok: true, value: result.success }
+      const issues: ReadonlyArray<ArgumentIssue> = formatter(result.failure.issue).issues.map((i) => ({
+        path: issuePath(i.path),
+        message: i.message
+      }))
+      return { ok: false, issues }
+    }
+  }
+}
