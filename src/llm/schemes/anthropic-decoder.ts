@@ -1,0 +1,242 @@
+import type { Event, StopReason, Usage } from "../event.ts"
+import type { ReasoningData } from "../item.ts"
+import { LlmProtocolError } from "../llm-error.ts"
+import type { SseMessage, StreamDecoder } from "../scheme.ts"
+import type { AnthropicContentBlock, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-wire.ts"
+
+/** What the decoder remembers about one open content block, keyed by Anthropic's block index. */
+interface OpenBlock {
+  readonly index: number
+  readonly kind: "text" | "thinking" | "redacted_thinking" | "tool_use"
+  signature: string
+  redactedData: string
+  /** Tool input as sent in content_block_start; used only if no input_json_delta carries any text. */
+  readonly initialInput: string
+  sawInputJson: boolean
+}
+
+const STOP_REASONS: Readonly<Record<string, StopReason>> = {
+  end_turn: "end_turn",
+  max_tokens: "max_tokens",
+  stop_sequence: "stop_sequence",
+  tool_use: "tool_use",
+  refusal: "content_filter"
+}
+
+const MODELLED_BLOCKS: ReadonlySet<string> = new Set(["text", "thinking", "redacted_thinking", "tool_use"])
+
+export const anthropicStopReason = (reason: string): StopReason => STOP_REASONS[reason] ?? "other"
+
+/**
+ * Neutral usage from Anthropic's counters. `input_tokens` excludes cached prompt tokens; the neutral
+ * `inputTokens` is the whole prompt (as OpenAI and Gemini count it), so the cache counters are added back in.
+ */
+const neutralUsage = (usage: AnthropicUsage): Usage => {
+  const cacheRead = usage.cache_read_input_tokens ?? undefined
+  const cacheWrite = usage.cache_creation_input_tokens ?? undefined
+  const input =
+    usage.input_tokens === undefined || usage.input_tokens === null
+      ? undefined
+      : usage.input_tokens + (cacheRead ?? 0) + (cacheWrite ?? 0)
+  const output = usage.output_tokens ?? undefined
+  return {
+    ...(input === undefined ? {} : { inputTokens: input }),
+    ...(output === undefined ? {} : { outputTokens: output }),
+    ...(input === undefined || output === undefined ? {} : { totalTokens: input + output }),
+    ...(cacheRead === undefined ? {} : { cacheReadTokens: cacheRead }),
+    ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite })
+  }
+}
+
+/** message_delta usage is cumulative and may repeat or extend message_start's; later non-null values win. */
+const mergeUsage = (base: AnthropicUsage, next: AnthropicUsage): AnthropicUsage => {
+  const merged: Record<string, number> = {}
+  for (const source of [base, next]) {
+    for (const [key, value] of Object.entries(source)) if (typeof value === "number") merged[key] = value
+  }
+  return merged
+}
+
+const parseEvent = (message: SseMessage): AnthropicStreamEvent => {
+  try {
+    const parsed: unknown = JSON.parse(message.data)
+    if (typeof parsed === "object" && parsed !== null && typeof (parsed as { type?: unknown }).type === "string") {
+      return parsed as AnthropicStreamEvent
+    }
+  } catch {
+    // reported below with the offending text
+  }
+  throw new LlmProtocolError({ message: `Anthropic stream: event "${message.event}" is not a JSON event object: ${message.data.slice(0, 200)}` })
+}
+
+/**
+ * Decodes one Anthropic Messages stream. Each Anthropic content block becomes one neutral block; usage is
+ * reported once per response (merged from message_start and message_delta); a stream that stops without
+ * message_stop aborts its open blocks and fails.
+ */
+export const createAnthropicDecoder = (): StreamDecoder => {
+  const open = new Map<number, OpenBlock>()
+  /** Anthropic indices of blocks this library does not model (server tools, …): their events are skipped. */
+  const skipped = new Set<number>()
+  let nextIndex = 0
+  let usage: AnthropicUsage | undefined
+  let stopReason: StopReason | undefined
+  let finished = false
+
+  const takeUsage = (): Array<Event> => {
+    if (usage === undefined) return []
+    const event: Event = { type: "usage", ...neutralUsage(usage) }
+    usage = undefined
+    return [event]
+  }
+
+  const fail = (code: string, message: string, abortReason: string): Array<Event> => {
+    finished = true
+    const events: Array<Event> = [{ type: "error", code, message }]
+    for (const block of open.values()) events.push({ type: "block_abort", index: block.index, reason: abortReason })
+    open.clear()
+    return [...events, ...takeUsage(), { type: "status", status: "failed" }]
+  }
+
+  const blockFor = (anthropicIndex: number, eventType: string): OpenBlock | undefined => {
+    const block = open.get(anthropicIndex)
+    if (block !== undefined || skipped.has(anthropicIndex)) return block
+    throw new LlmProtocolError({ message: `Anthropic stream: ${eventType} for block ${anthropicIndex}, which is not open` })
+  }
+
+  const start = (anthropicIndex: number, content: AnthropicContentBlock): Array<Event> => {
+    if (!MODELLED_BLOCKS.has(content.type)) {
+      skipped.add(anthropicIndex)
+      return []
+    }
+    const index = nextIndex++
+    const block = (kind: OpenBlock["kind"], initialInput = ""): OpenBlock => ({
+      index,
+      kind,
+      signature: "",
+      redactedData: "",
+      initialInput,
+      sawInputJson: false
+    })
+    switch (content.type) {
+      case "text": {
+        open.set(anthropicIndex, block("text"))
+        const text = content.text ?? ""
+        return [
+          { type: "block_start", index, block: { kind: "text" } },
+          ...(text === "" ? [] : [{ type: "block_delta", index, delta: { kind: "text", text } } as const])
+        ]
+      }
+      case "thinking": {
+        const opened = block("thinking")
+        opened.signature = content.signature ?? ""
+        open.set(anthropicIndex, opened)
+        const text = content.thinking ?? ""
+        return [
+          { type: "block_start", index, block: { kind: "thinking" } },
+          ...(text === "" ? [] : [{ type: "block_delta", index, delta: { kind: "thinking", text } } as const])
+        ]
+      }
+      case "redacted_thinking": {
+        const opened = block("redacted_thinking")
+        opened.redactedData = content.data ?? ""
+        open.set(anthropicIndex, opened)
+        return [{ type: "block_start", index, block: { kind: "thinking" } }]
+      }
+      case "tool_use": {
+        if (content.id === undefined || content.name === undefined) {
+          throw new LlmProtocolError({ message: `Anthropic stream: tool_use block ${anthropicIndex} without id or name` })
+        }
+        open.set(anthropicIndex, block("tool_use", JSON.stringify(content.input ?? {})))
+        return [{ type: "block_start", index, block: { kind: "tool_use", id: content.id, name: content.name } }]
+      }
+    }
+  }
+
+  const stop = (anthropicIndex: number): Array<Event> => {
+    const block = blockFor(anthropicIndex, "content_block_stop")
+    if (block === undefined) return []
+    open.delete(anthropicIndex)
+    const events: Array<Event> = []
+    // A tool with no parameters may stream no input at all; its input is then what content_block_start carried.
+    if (block.kind === "tool_use" && !block.sawInputJson) {
+      events.push({ type: "block_delta", index: block.index, delta: { kind: "input_json", json: block.initialInput } })
+    }
+    const reasoning: ReasoningData | undefined =
+      block.kind === "thinking"
+        ? { provider: "anthropic", signature: block.signature }
+        : block.kind === "redacted_thinking"
+          ? { provider: "anthropic", redacted: block.redactedData }
+          : undefined
+    events.push(
+      reasoning === undefined ? { type: "block_stop", index: block.index } : { type: "block_stop", index: block.index, reasoning }
+    )
+    return events
+  }
+
+  const decode = (event: AnthropicStreamEvent): Array<Event> => {
+    switch (event.type) {
+      case "message_start":
+        usage = event.message?.usage
+        return [{ type: "status", status: "started" }]
+      case "content_block_start":
+        return start(event.index, event.content_block)
+      case "content_block_delta": {
+        const block = blockFor(event.index, "content_block_delta")
+        if (block === undefined) return []
+        const delta = event.delta
+        switch (delta.type) {
+          case "text_delta":
+            return delta.text ? [{ type: "block_delta", index: block.index, delta: { kind: "text", text: delta.text } }] : []
+          case "thinking_delta":
+            return delta.thinking
+              ? [{ type: "block_delta", index: block.index, delta: { kind: "thinking", text: delta.thinking } }]
+              : []
+          case "signature_delta":
+            block.signature += delta.signature ?? ""
+            return []
+          case "input_json_delta":
+            if (!delta.partial_json) return []
+            block.sawInputJson = true
+            return [{ type: "block_delta", index: block.index, delta: { kind: "input_json", json: delta.partial_json } }]
+          default:
+            return []
+        }
+      }
+      case "content_block_stop":
+        return stop(event.index)
+      case "message_delta":
+        if (event.delta?.stop_reason) stopReason = anthropicStopReason(event.delta.stop_reason)
+        if (event.usage !== undefined) usage = mergeUsage(usage ?? {}, event.usage)
+        return []
+      case "message_stop": {
+        finished = true
+        const events: Array<Event> = []
+        for (const block of open.values()) {
+          events.push({ type: "block_abort", index: block.index, reason: "message_stop before content_block_stop" })
+        }
+        open.clear()
+        events.push(...takeUsage())
+        events.push(stopReason === undefined ? { type: "status", status: "completed" } : { type: "status", status: "completed", stopReason })
+        return events
+      }
+      case "ping":
+        return [{ type: "ping" }]
+      case "error":
+        return fail(event.error?.type ?? "error", event.error?.message ?? "Anthropic reported an error", event.error?.message ?? "provider error")
+      default:
+        return []
+    }
+  }
+
+  return {
+    push(message) {
+      if (finished) return []
+      return decode(parseEvent(message))
+    },
+    end() {
+      if (finished) return []
+      return fail("incomplete_stream", "the Anthropic stream ended before message_stop", "stream ended before the block was complete")
+    }
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * The Anthropic Messages streaming events this library reads, as the API documents them. Every field is optional
+ * because the decoder must survive a provider omitting fields; it checks what it uses. The unions list the types
+ * we handle — the API has more (server tools, citations), which the decoder skips by their `type` at run time.
+ */
+
+export interface AnthropicUsage {
+  readonly input_tokens?: number | null
+  readonly output_tokens?: number | null
+  readonly cache_creation_input_tokens?: number | null
+  readonly cache_read_input_tokens?: number | null
+}
+
+export type AnthropicContentBlock =
+  | { readonly type: "text"; readonly text?: string }
+  | { readonly type: "thinking"; readonly thinking?: string; readonly signature?: string }
+  | { readonly type: "redacted_thinking"; readonly data?: string }
+  | { readonly type: "tool_use"; readonly id?: string; readonly name?: string; readonly input?: unknown }
+
+export type AnthropicDelta =
+  | { readonly type: "text_delta"; readonly text?: string }
+  | { readonly type: "thinking_delta"; readonly thinking?: string }
+  | { readonly type: "signature_delta"; readonly signature?: string }
+  | { readonly type: "input_json_delta"; readonly partial_json?: string }
+
+export type AnthropicStreamEvent =
+  | { readonly type: "message_start"; readonly message?: { readonly usage?: AnthropicUsage } }
+  | { readonly type: "content_block_start"; readonly index: number; readonly content_block: AnthropicContentBlock }
+  | { readonly type: "content_block_delta"; readonly index: number; readonly delta: AnthropicDelta }
+  | { readonly type: "content_block_stop"; readonly index: number }
+  | {
+      readonly type: "message_delta"
+      readonly delta?: { readonly stop_reason?: string | null }
+      readonly usage?: AnthropicUsage
+    }
+  | { readonly type: "message_stop" }
+  | { readonly type: "ping" }
+  | { readonly type: "error"; readonly error?: { readonly type?: string; readonly message?: string } }
