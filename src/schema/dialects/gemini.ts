@@ -11,6 +11,8 @@ export const geminiFunctionDeclaration = (spec: ToolSpec, wireName: string): str
 /** Something the OpenAPI subset cannot say, dropped or approximated when translating. */
 export interface SubsetLoss {
   readonly path: string
+  /** `error` when the translation cannot mean the same thing (the decoder would refuse what the model sends). */
+  readonly severity: "error" | "warning"
   readonly message: string
 }
 
@@ -35,7 +37,7 @@ const SILENT = new Set(["$schema", "$id", "$comment", "additionalProperties", "r
 
 const translate = (schema: JsonValue, path: string, losses: Array<SubsetLoss>): JsonObject => {
   if (!isObject(schema)) {
-    losses.push({ path, message: "a boolean schema has no OpenAPI-subset form" })
+    losses.push({ path, severity: "warning", message: "a boolean schema has no OpenAPI-subset form" })
     return { type: "STRING" }
   }
   const out: Record<string, JsonValue> = {}
@@ -58,7 +60,7 @@ const translate = (schema: JsonValue, path: string, losses: Array<SubsetLoss>): 
       out["enum"] = enumValues
       if (nonNull.length === 0) nonNull.push("string")
     } else {
-      losses.push({ path, message: "enum/const with non-string values has no OpenAPI-subset form (dropped)" })
+      losses.push({ path, severity: "warning", message: "enum/const with non-string values has no OpenAPI-subset form (dropped)" })
     }
   }
 
@@ -67,7 +69,7 @@ const translate = (schema: JsonValue, path: string, losses: Array<SubsetLoss>): 
     out["anyOf"] = nonNull.map((t) => translate({ ...schema, type: t }, path, losses))
   } else if (nonNull.length === 1) {
     const name = TYPE_NAMES[nonNull[0] as string]
-    if (name === undefined) losses.push({ path, message: `unknown type ${JSON.stringify(nonNull[0])}` })
+    if (name === undefined) losses.push({ path, severity: "warning", message: `unknown type ${JSON.stringify(nonNull[0])}` })
     else out["type"] = name
   } else if (types.includes("null")) {
     out["type"] = "NULL"
@@ -82,28 +84,43 @@ const translate = (schema: JsonValue, path: string, losses: Array<SubsetLoss>): 
     else if (INT64.has(key) && typeof value === "number") out[key] = String(value)
     else if (key === "examples" && Array.isArray(value) && value.length > 0) out["example"] = value[0] as JsonValue
     else if (key === "properties" && isObject(value)) {
+      const required = Array.isArray(schema["required"]) ? schema["required"] : []
       const props: Record<string, JsonValue> = {}
       for (const name of Object.keys(value)) {
-        props[name] = translate(value[name] as JsonValue, `${path}/properties/${name}`, losses)
+        const child = translate(value[name] as JsonValue, `${path}/properties/${name}`, losses)
+        // Gemini refuses an OBJECT without properties, so such a member (typically a record) is left out.
+        if (child["type"] === "OBJECT" && !isObject(child["properties"])) {
+          losses.push({
+            path: `${path}/properties/${name}`,
+            severity: required.includes(name) ? "error" : "warning",
+            message: required.includes(name)
+              ? "a required object without properties cannot be declared in the OpenAPI subset"
+              : "an object without properties cannot be declared in the OpenAPI subset (property left out)"
+          })
+          continue
+        }
+        props[name] = child
       }
+      const names = Object.keys(props)
+      if (names.length === 0) continue
       out["properties"] = props
-      const names = Object.keys(value)
       // Gemini orders properties alphabetically unless told; the author's order steers the model.
       if (names.length > 1) out["propertyOrdering"] = names
-      if (Array.isArray(schema["required"])) out["required"] = schema["required"]
+      const kept = required.filter((name) => typeof name === "string" && names.includes(name))
+      if (kept.length > 0) out["required"] = kept
     } else if (key === "items" && isObject(value)) out["items"] = translate(value, `${path}/items`, losses)
     else if (key === "anyOf" || key === "oneOf") {
       if (!Array.isArray(value)) continue
-      if (key === "oneOf") losses.push({ path, message: "oneOf is sent as anyOf (the subset has no oneOf)" })
+      if (key === "oneOf") losses.push({ path, severity: "warning", message: "oneOf is sent as anyOf (the subset has no oneOf)" })
       const branches = value.filter((b) => !(isObject(b) && b["type"] === "null"))
       if (branches.length < value.length) out["nullable"] = true
       const translated = branches.map((b, i) => translate(b, `${path}/${key}/${i}`, losses))
       if (translated.length === 1) Object.assign(out, translated[0])
       else out["anyOf"] = translated
     } else if (key === "additionalProperties" && value !== false && !(isObject(value) && Object.keys(value).length === 0)) {
-      losses.push({ path, message: "additionalProperties with a schema (a record) has no OpenAPI-subset form (dropped)" })
+      losses.push({ path, severity: "warning", message: "additionalProperties with a schema (a record) has no OpenAPI-subset form (dropped)" })
     } else if (!SILENT.has(key) && key !== "examples") {
-      losses.push({ path, message: `keyword "${key}" has no OpenAPI-subset form (dropped)` })
+      losses.push({ path, severity: "warning", message: `keyword "${key}" has no OpenAPI-subset form (dropped)` })
     }
   }
   return out
@@ -122,6 +139,9 @@ export const toGeminiSubsetSchema = (
 }
 
 /** One `functionDeclarations` entry carrying the OpenAPI-subset `parameters`, for endpoints without JSON Schema. */
-export const geminiSubsetFunctionDeclaration = (spec: ToolSpec, wireName: string): string =>
-  `{"description":${JSON.stringify(spec.description)},"name":${JSON.stringify(wireName)},` +
-  `"parameters":${canonicalSchemaJson(toGeminiSubsetSchema(spec.inputSchema).schema)}}`
+export const geminiSubsetFunctionDeclaration = (spec: ToolSpec, wireName: string): string => {
+  const parameters = toGeminiSubsetSchema(spec.inputSchema).schema
+  const head = `{"description":${JSON.stringify(spec.description)},"name":${JSON.stringify(wireName)}`
+  // A function without arguments leaves `parameters` out: an OBJECT without properties is refused.
+  return isObject(parameters["properties"]) ? `${head},"parameters":${canonicalSchemaJson(parameters)}}` : `${head}}`
+}
