@@ -1,0 +1,176 @@
+import type { Event, StopReason } from "../event.ts"
+import type { StreamDecoder } from "../scheme.ts"
+import type { ToolNameMap } from "../../schema/tool-names.ts"
+import { BlockTracker } from "./openai-block-tracker.ts"
+import { CHAT_USAGE, usageEvent } from "./openai-usage.ts"
+import { isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
+import type { JsonRecord } from "./openai-wire.ts"
+
+const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
+  stop: "end_turn",
+  length: "max_tokens",
+  tool_calls: "tool_use",
+  function_call: "tool_use",
+  content_filter: "content_filter"
+}
+
+/** One tool call being streamed. Its block opens once the name is known (the first chunk, on every known server). */
+interface ToolSlot {
+  readonly key: string
+  readonly id: string
+  name: string
+  /** Argument text that arrived before the name; flushed into the block when it opens. */
+  pending: string
+}
+
+export interface ChatDecoderOptions {
+  /**
+   * Prefix for call ids made up when a compatible server sends a tool call without one. Unique per decoder by
+   * default, so generated ids never collide with those of earlier turns in the same history.
+   */
+  readonly generatedIdPrefix?: string
+}
+
+/**
+ * Chat Completions chunks → neutral events. Text, reasoning (`reasoning_content` / `reasoning`, sent by some
+ * compatible servers) and every tool call get their own block; tool calls are keyed by (index, id) because some
+ * servers reuse index 0 for each of several parallel calls. `finish_reason` closes every open block.
+ */
+export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderOptions = {}): StreamDecoder => {
+  const blocks = new BlockTracker()
+  /** The call currently streaming at each wire index, and every call of the response in order of appearance. */
+  const slots = new Map<number, ToolSlot>()
+  const calls: Array<ToolSlot> = []
+  const idPrefix = options.generatedIdPrefix ?? `call_${crypto.randomUUID().slice(0, 8)}_`
+  let generated = 0
+  let started = false
+  let sawToolCall = false
+  let stopReason: StopReason | undefined
+  let lastUsage: JsonRecord | undefined
+  let done = false
+
+  const fail = (code: string, message: string, out: Array<Event>) => {
+    blocks.abortAll(message, out)
+    if (lastUsage !== undefined) out.push(usageEvent(lastUsage, CHAT_USAGE))
+    out.push({ type: "error", code, message }, { type: "status", status: "failed" })
+    done = true
+  }
+
+  const complete = (out: Array<Event>) => {
+    if (stopReason === undefined) finish(undefined, out)
+    if (lastUsage !== undefined) out.push(usageEvent(lastUsage, CHAT_USAGE))
+    out.push({ type: "status", status: "completed", ...(stopReason === undefined ? {} : { stopReason }) })
+    done = true
+  }
+
+  /** The reasoning is over once the answer or a call begins. */
+  const endThinking = (out: Array<Event>) => blocks.stop("thinking", out)
+
+  const openTool = (slot: ToolSlot, out: Array<Event>) => {
+    endThinking(out)
+    const name = names === undefined ? slot.name : names.fromWire(slot.name)
+    const index = blocks.start(slot.key, { kind: "tool_use", id: slot.id, name }, out)
+    if (slot.pending !== "") out.push({ type: "block_delta", index, delta: { kind: "input_json", json: slot.pending } })
+    slot.pending = ""
+  }
+
+  const toolDelta = (call: JsonRecord, position: number, out: Array<Event>) => {
+    const wireIndex = numberField(call, "index") ?? position
+    const id = stringField(call, "id") || undefined
+    const fn = recordField(call, "function")
+    const name = fn === undefined ? undefined : stringField(fn, "name")
+    const args = fn === undefined ? undefined : stringField(fn, "arguments")
+    let slot = slots.get(wireIndex)
+    if (slot === undefined || (id !== undefined && id !== slot.id)) {
+      const callId = id ?? `${idPrefix}${generated++}`
+      slot = { key: `tool:${wireIndex}:${callId}`, id: callId, name: "", pending: "" }
+      slots.set(wireIndex, slot)
+      calls.push(slot)
+      sawToolCall = true
+    }
+    if (name !== undefined && name !== "" && slot.name === "") slot.name = name
+    const index = blocks.indexOf(slot.key)
+    if (index === undefined && slot.name !== "") openTool(slot, out)
+    if (args === undefined || args === "") return
+    const open = blocks.indexOf(slot.key)
+    if (open === undefined) slot.pending += args
+    else out.push({ type: "block_delta", index: open, delta: { kind: "input_json", json: args } })
+  }
+
+  const textDelta = (key: "text" | "thinking", text: string, out: Array<Event>) => {
+    if (key === "text") endThinking(out)
+    let index = blocks.indexOf(key)
+    if (index === undefined) index = blocks.start(key, { kind: key }, out)
+    out.push({ type: "block_delta", index, delta: { kind: key, text } })
+  }
+
+  function finish(reason: string | undefined, out: Array<Event>) {
+    // A call whose name never arrived still gets a block: the worker answers it with an error result.
+    for (const slot of calls) if (!blocks.isOpen(slot.key) && slot.name === "") openTool(slot, out)
+    slots.clear()
+    calls.length = 0
+    const mapped = reason === undefined ? "end_turn" : (FINISH_REASONS[reason] ?? "other")
+    // Several compatible servers say "stop" after tool calls; the calls are what the worker must act on.
+    stopReason = mapped === "end_turn" && sawToolCall ? "tool_use" : mapped
+    blocks.stopAll(out, stopReason)
+  }
+
+  const chunk = (record: JsonRecord, out: Array<Event>) => {
+    const error = record["error"]
+    if (error !== undefined) {
+      const detail = isRecord(error) ? error : {}
+      const code = stringField(detail, "code") ?? stringField(detail, "type") ?? "provider_error"
+      fail(code, stringField(detail, "message") ?? JSON.stringify(error), out)
+      return
+    }
+    if (!started) {
+      started = true
+      out.push({ type: "status", status: "started" })
+    }
+    const choices = record["choices"]
+    if (Array.isArray(choices)) {
+      for (const choice of choices) {
+        if (!isRecord(choice)) continue
+        const delta = recordField(choice, "delta")
+        if (delta !== undefined) {
+          const reasoning = stringField(delta, "reasoning_content") ?? stringField(delta, "reasoning")
+          if (reasoning !== undefined && reasoning !== "") textDelta("thinking", reasoning, out)
+          const content = stringField(delta, "content")
+          if (content !== undefined && content !== "") textDelta("text", content, out)
+          const refusal = stringField(delta, "refusal")
+          if (refusal !== undefined && refusal !== "") textDelta("text", refusal, out)
+          const calls = delta["tool_calls"]
+          if (Array.isArray(calls)) calls.forEach((call, i) => isRecord(call) && toolDelta(call, i, out))
+        }
+        const reason = stringField(choice, "finish_reason")
+        if (reason !== undefined) finish(reason, out)
+      }
+    }
+    const usage = recordField(record, "usage")
+    if (usage !== undefined) lastUsage = usage
+  }
+
+  return {
+    push(message) {
+      if (done) return []
+      const out: Array<Event> = []
+      const data = message.data.trim()
+      if (data === "[DONE]") {
+        complete(out)
+        return out
+      }
+      const record = parseDataObject(data)
+      if (record === undefined) fail("invalid_response", `chat chunk is not a JSON object: ${data.slice(0, 200)}`, out)
+      else chunk(record, out)
+      return out
+    },
+    end() {
+      if (done) return []
+      const out: Array<Event> = []
+      // OpenAI always ends with [DONE]; a server that stops after finish_reason has still finished the response.
+      if (stopReason !== undefined) complete(out)
+      else fail("incomplete_stream", "the stream ended before the response finished", out)
+      return out
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
+import { jsonBody, rawJson } from "../json-body.ts"
+import type { JsonBodyValue } from "../json-body.ts"
+import type { ContentPart, FunctionCallItem, Item } from "../item.ts"
+import type { Request, ToolChoice } from "../request.ts"
+import type { ConfigWarning, Scheme } from "../scheme.ts"
+import { makeOpenAiChatDecoder } from "./openai-chat-decoder.ts"
+import { configWarning, toolOutputText } from "./openai-wire.ts"
+
+/**
+ * OpenAI Chat Completions (`POST /v1/chat/completions`), also spoken by most OpenAI-compatible servers (Ollama,
+ * llama.cpp, vLLM, OpenRouter). Their differences are the options below; everything else is the same format.
+ */
+export interface OpenAiChatOptions {
+  /**
+   * Ask for the final usage chunk with `stream_options.include_usage` (default true). Turn off for a server that
+   * rejects the field.
+   */
+  readonly streamUsage?: boolean
+  /**
+   * The output-token limit field: OpenAI's `max_completion_tokens` (default), or the older `max_tokens` that some
+   * compatible servers still read exclusively.
+   */
+  readonly maxTokensField?: "max_completion_tokens" | "max_tokens"
+}
+
+type Names = { toWire(name: string): string }
+
+const text = (value: string): JsonBodyValue => ({ type: "text", text: value })
+
+const userContent = (content: ReadonlyArray<ContentPart>): JsonBodyValue => {
+  const only = content[0]
+  if (content.length === 1 && only !== undefined && only.type === "input_text") return only.text
+  return content.map((part): JsonBodyValue =>
+    part.type === "input_image"
+      ? { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } }
+      : text(part.text)
+  )
+}
+
+interface AssistantTurn {
+  readonly texts: Array<string>
+  readonly refusals: Array<string>
+  readonly calls: Array<FunctionCallItem>
+}
+
+const assistantMessage = (turn: AssistantTurn, names: Names): JsonBodyValue => ({
+  role: "assistant",
+  // Chat requires content (null allowed) next to tool_calls; an empty string would be a visible empty reply.
+  content: turn.texts.length > 0 ? turn.texts.join("") : null,
+  refusal: turn.refusals.length > 0 ? turn.refusals.join("") : undefined,
+  tool_calls:
+    turn.calls.length > 0
+      ? turn.calls.map((call) => ({
+          id: call.callId,
+          type: "function",
+          function: { name: names.toWire(call.name), arguments: call.arguments }
+        }))
+      : undefined
+})
+
+/**
+ * Chat has no item list: an assistant message owns its tool calls. The model's text and the calls that follow it
+ * become one assistant message; reasoning items are not sent (Chat cannot take them back, and sending them as
+ * text would leak hidden reasoning into the visible conversation).
+ */
+const messages = (request: Request, names: Names): Array<JsonBodyValue> => {
+  const out: Array<JsonBodyValue> = []
+  if (request.systemPrompt !== undefined) out.push({ role: "system", content: request.systemPrompt })
+  let turn: AssistantTurn | undefined
+  const flush = () => {
+    if (turn !== undefined) out.push(assistantMessage(turn, names))
+    turn = undefined
+  }
+  const assistant = (): AssistantTurn => (turn ??= { texts: [], refusals: [], calls: [] })
+  for (const item of request.items) {
+    switch (item.type) {
+      case "message":
+        if (item.role === "user") {
+          flush()
+          out.push({ role: "user", content: userContent(item.content) })
+        } else {
+          flush()
+          const current = assistant()
+          for (const part of item.content) {
+            if (part.type === "refusal") current.refusals.push(part.text)
+            else if (part.type !== "input_image") current.texts.push(part.text)
+          }
+        }
+        break
+      case "function_call":
+        assistant().calls.push(item)
+        break
+      case "function_call_output":
+        flush()
+        out.push({ role: "tool", tool_call_id: item.callId, content: toolOutputText(item.output, item.isError) })
+        break
+      case "reasoning":
+        break
+    }
+  }
+  flush()
+  return out
+}
+
+const toolChoice = (choice: ToolChoice, names: Names): JsonBodyValue =>
+  choice.type === "tool" ? { type: "function", function: { name: names.toWire(choice.name) } } : choice.type
+
+const hasImageIn = (items: ReadonlyArray<Item>, role: "assistant"): boolean =>
+  items.some((item) => item.type === "message" && item.role === role && item.content.some((p) => p.type === "input_image"))
+
+const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
+  const warn = (setting: string, message: string) => configWarning("openai-chat", setting, message)
+  const { config } = request
+  const out: Array<ConfigWarning> = []
+  if (config.topK !== undefined) out.push(warn("topK", "OpenAI Chat Completions has no top_k; it is not sent"))
+  if (config.reasoning?.budgetTokens !== undefined) {
+    out.push(warn("reasoning.budgetTokens", "OpenAI takes a reasoning effort, not a token budget; the budget is not sent"))
+  }
+  if (request.tools.length === 0 && config.toolChoice !== undefined) {
+    out.push(warn("toolChoice", "tool_choice needs at least one tool; it is not sent"))
+  }
+  if (request.tools.length === 0 && config.parallelToolCalls !== undefined) {
+    out.push(warn("parallelToolCalls", "parallel_tool_calls needs at least one tool; it is not sent"))
+  }
+  if (hasImageIn(request.items, "assistant")) {
+    out.push(warn("items", "Chat assistant messages cannot carry images; they are not sent"))
+  }
+  return out
+}
+
+export const makeOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme => {
+  const streamUsage = options.streamUsage ?? true
+  const maxTokensField = options.maxTokensField ?? "max_completion_tokens"
+  return {
+    name: "openai-chat",
+    validate,
+    decoder: (request) => makeOpenAiChatDecoder(request === undefined ? undefined : toolNames(request.tools, "openai-chat")),
+    encodeRequest(request) {
+      const { config } = request
+      const names = toolNames(request.tools, "openai-chat")
+      const withTools = request.tools.length > 0
+      const body: { [key: string]: JsonBodyValue | undefined } = {
+        model: request.model,
+        messages: messages(request, names),
+        tools: withTools ? rawJson(toolsFragment(request.tools, "openai-chat")) : undefined,
+        tool_choice: withTools && config.toolChoice !== undefined ? toolChoice(config.toolChoice, names) : undefined,
+        parallel_tool_calls: withTools ? config.parallelToolCalls : undefined
+      }
+      body[maxTokensField] = config.maxTokens
+      body["temperature"] = config.temperature
+      body["top_p"] = config.topP
+      body["stop"] = config.stopSequences !== undefined && config.stopSequences.length > 0 ? [...config.stopSequences] : undefined
+      body["reasoning_effort"] = config.reasoning?.effort
+      body["stream"] = true
+      body["stream_options"] = streamUsage ? { include_usage: true } : undefined
+      return jsonBody(body)
+    }
+  }
+}
+
+/** The Chat Completions scheme as OpenAI itself speaks it. */
+export const openAiChatScheme: Scheme = makeOpenAiChatScheme()

@@ -1,0 +1,113 @@
+import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
+import { jsonBody, rawJson } from "../json-body.ts"
+import type { JsonBodyValue } from "../json-body.ts"
+import type { ContentPart, Item } from "../item.ts"
+import type { Request, ToolChoice } from "../request.ts"
+import type { ConfigWarning, Scheme } from "../scheme.ts"
+import { makeOpenAiResponsesDecoder } from "./openai-responses-decoder.ts"
+import { configWarning, toolOutputText } from "./openai-wire.ts"
+
+type Names = { toWire(name: string): string }
+
+const userPart = (part: ContentPart): JsonBodyValue =>
+  part.type === "input_image"
+    ? { type: "input_image", image_url: `data:${part.mediaType};base64,${part.data}`, detail: "auto" }
+    : { type: "input_text", text: part.text }
+
+/**
+ * Prior assistant text goes back as an easy input message with string content: the list form accepts only input
+ * parts, and the output-message form needs the original item id, which the neutral history does not keep. A
+ * refusal is the assistant's visible text, so it joins the rest.
+ */
+const assistantText = (content: ReadonlyArray<ContentPart>): string =>
+  content.map((part) => (part.type === "input_image" ? "" : part.text)).join("")
+
+/**
+ * One neutral item as a Responses input item, or undefined when it cannot be sent: reasoning from another
+ * provider (or without its OpenAI id) is meaningless to OpenAI and is left out.
+ */
+const inputItem = (item: Item, names: Names): JsonBodyValue | undefined => {
+  switch (item.type) {
+    case "message":
+      return item.role === "user"
+        ? { type: "message", role: "user", content: item.content.map(userPart) }
+        : { type: "message", role: "assistant", content: assistantText(item.content) }
+    case "function_call":
+      return { type: "function_call", call_id: item.callId, name: names.toWire(item.name), arguments: item.arguments }
+    case "function_call_output":
+      return { type: "function_call_output", call_id: item.callId, output: toolOutputText(item.output, item.isError) }
+    case "reasoning":
+      if (item.data?.provider !== "openai") return undefined
+      return {
+        type: "reasoning",
+        id: item.data.id,
+        summary: item.text === "" ? [] : [{ type: "summary_text", text: item.text }],
+        encrypted_content: item.data.encryptedContent
+      }
+  }
+}
+
+const toolChoice = (choice: ToolChoice, names: Names): JsonBodyValue =>
+  choice.type === "tool" ? { type: "function", name: names.toWire(choice.name) } : choice.type
+
+const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
+  const warn = (setting: string, message: string) => configWarning("openai-responses", setting, message)
+  const { config } = request
+  const out: Array<ConfigWarning> = []
+  if (config.topK !== undefined) out.push(warn("topK", "the OpenAI Responses API has no top_k; it is not sent"))
+  if (config.stopSequences !== undefined && config.stopSequences.length > 0) {
+    out.push(warn("stopSequences", "the OpenAI Responses API has no stop sequences; they are not sent"))
+  }
+  if (config.reasoning?.budgetTokens !== undefined) {
+    out.push(warn("reasoning.budgetTokens", "OpenAI takes a reasoning effort, not a token budget; the budget is not sent"))
+  }
+  if (request.tools.length === 0 && config.toolChoice !== undefined) {
+    out.push(warn("toolChoice", "tool_choice needs at least one tool; it is not sent"))
+  }
+  if (request.tools.length === 0 && config.parallelToolCalls !== undefined) {
+    out.push(warn("parallelToolCalls", "parallel_tool_calls needs at least one tool; it is not sent"))
+  }
+  const assistantImage = request.items.some(
+    (item) => item.type === "message" && item.role === "assistant" && item.content.some((p) => p.type === "input_image")
+  )
+  if (assistantImage) out.push(warn("items", "Responses assistant messages cannot carry images; they are not sent"))
+  return out
+}
+
+/**
+ * The OpenAI Responses API (`POST /v1/responses`). Stateless on purpose: the whole history is sent each turn
+ * (no `previous_response_id`), so the body is a pure function of the neutral request and prompt caching keys on
+ * a prefix we control. Reasoning comes back as encrypted items and is returned verbatim on the next turn.
+ */
+export const openAiResponsesScheme: Scheme = {
+  name: "openai-responses",
+  validate,
+  decoder: (request) =>
+    makeOpenAiResponsesDecoder(request === undefined ? undefined : toolNames(request.tools, "openai-responses")),
+  encodeRequest(request) {
+    const { config } = request
+    const names = toolNames(request.tools, "openai-responses")
+    const withTools = request.tools.length > 0
+    const input: Array<JsonBodyValue> = []
+    for (const item of request.items) {
+      const encoded = inputItem(item, names)
+      if (encoded !== undefined) input.push(encoded)
+    }
+    const reasoning = config.reasoning
+    return jsonBody({
+      model: request.model,
+      instructions: request.systemPrompt,
+      input,
+      tools: withTools ? rawJson(toolsFragment(request.tools, "openai-responses")) : undefined,
+      tool_choice: withTools && config.toolChoice !== undefined ? toolChoice(config.toolChoice, names) : undefined,
+      parallel_tool_calls: withTools ? config.parallelToolCalls : undefined,
+      max_output_tokens: config.maxTokens,
+      temperature: config.temperature,
+      top_p: config.topP,
+      // A summary is what streams as visible reasoning text; without it only encrypted content comes back.
+      reasoning: reasoning === undefined ? undefined : { effort: reasoning.effort, summary: "auto" },
+      include: reasoning === undefined ? undefined : ["reasoning.encrypted_content"],
+      stream: true
+    })
+  }
+}
