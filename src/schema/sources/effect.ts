@@ -1,4 +1,4 @@
-import { Result, Schema, SchemaIssue } from "effect"
+import { Result, Schema, SchemaAST, SchemaIssue } from "effect"
 import type { ArgumentIssue, DecodeResult } from "../argument-codec.ts"
 import type { JsonObject, JsonSchema, JsonValue } from "../json-schema.ts"
 import { issuePath, type SchemaSource } from "./source.ts"
@@ -38,6 +38,17 @@ const dropOptionalNull = (value: JsonValue): JsonValue => {
   return out
 }
 
+/** `Schema.Struct({})` means "any non-nullish value" to Effect; as a tool's arguments it means "no arguments". */
+const isEmptyStruct = (ast: SchemaAST.AST): boolean =>
+  SchemaAST.isObjects(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
+
+const NO_ARGUMENTS: JsonSchema = { type: "object", properties: {}, additionalProperties: false }
+
+const effectJsonSchema = (schema: EffectArgumentSchema): JsonSchema => {
+  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
+  return dropOptionalNull({ ...(document.schema as JsonSchema), $defs: document.definitions as JsonSchema }) as JsonSchema
+}
+
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**
@@ -45,11 +56,7 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
  * JSON-encoded types (dates, bigints, transforms) come out as the schema's `Type`. The decoder is built once.
  */
 export const fromEffect = <S extends EffectArgumentSchema>(schema: S): SchemaSource<S["Type"]> => {
-  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
-  const jsonSchema = dropOptionalNull({
-    ...(document.schema as JsonSchema),
-    $defs: document.definitions as JsonSchema
-  }) as JsonSchema
+  const jsonSchema = isEmptyStruct(schema.ast) ? NO_ARGUMENTS : effectJsonSchema(schema)
   const decode = Schema.decodeUnknownResult(Schema.toCodecJson(schema), { onExcessProperty: "error", errors: "all" })
   return {
     jsonSchema,
