@@ -1,0 +1,23 @@
+/**
+ * Reads at most `maxBytes` of a body as text and cancels the rest: error bodies are shown to people and put in
+ * errors, and a misbehaving server must not be able to make us buffer megabytes of HTML.
+ */
+export const readCapped = async (body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string> => {
+  if (body === null) return ""
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  let text = ""
+  let bytes = 0
+  try {
+    while (bytes < maxBytes) {
+      const { done, value } = await reader.read()
+      if (done) return text + decoder.decode()
+      const take = value.subarray(0, maxBytes - bytes)
+      bytes += take.length
+      text += decoder.decode(take, { stream: true })
+    }
+    return `${text + decoder.decode()}… [truncated at ${maxBytes} bytes]`
+  } finally {
+    await reader.cancel().catch(() => undefined)
+  }
+}
