@@ -1,0 +1,222 @@
+import { randomUUID } from "node:crypto"
+import type { Event, StopReason, Usage } from "../event.ts"
+import { LlmProtocolError } from "../llm-error.ts"
+import type { SseMessage, StreamDecoder } from "../scheme.ts"
+import type { GeminiPart, GeminiStreamChunk, GeminiUsageMetadata } from "./gemini-wire.ts"
+
+/**
+ * Call ids this library made up for function calls Gemini sent without one. The request encoder recognises the
+ * prefix and does not send such ids back to Gemini, which never issued them.
+ */
+export const GENERATED_CALL_ID_PREFIX = "llmw_gemini_"
+
+export const isGeneratedCallId = (callId: string): boolean => callId.startsWith(GENERATED_CALL_ID_PREFIX)
+
+export interface GeminiDecoderOptions {
+  /** Supplies an id for a function call that has none. Must never repeat; the default uses random UUIDs. */
+  readonly newCallId?: () => string
+}
+
+const randomCallId = (): string => `${GENERATED_CALL_ID_PREFIX}${randomUUID()}`
+
+const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
+  STOP: "end_turn",
+  MAX_TOKENS: "max_tokens",
+  SAFETY: "content_filter",
+  RECITATION: "content_filter",
+  BLOCKLIST: "content_filter",
+  PROHIBITED_CONTENT: "content_filter",
+  SPII: "content_filter",
+  IMAGE_SAFETY: "content_filter"
+}
+
+/** Gemini reports STOP for a turn that ends in function calls; the neutral stream calls that tool_use. */
+export const geminiStopReason = (finishReason: string, sawFunctionCall: boolean): StopReason => {
+  const reason = FINISH_REASONS[finishReason] ?? "other"
+  return reason === "end_turn" && sawFunctionCall ? "tool_use" : reason
+}
+
+/**
+ * Neutral usage from Gemini's counters. Gemini counts thinking apart from the answer (`thoughtsTokenCount`);
+ * the neutral `outputTokens` includes it, as OpenAI's and Anthropic's do. `promptTokenCount` already includes
+ * the cached part.
+ */
+const neutralUsage = (usage: GeminiUsageMetadata): Usage => {
+  const input =
+    usage.promptTokenCount === undefined ? undefined : usage.promptTokenCount + (usage.toolUsePromptTokenCount ?? 0)
+  const output =
+    usage.candidatesTokenCount === undefined && usage.thoughtsTokenCount === undefined
+      ? undefined
+      : (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0)
+  return {
+    ...(input === undefined ? {} : { inputTokens: input }),
+    ...(output === undefined ? {} : { outputTokens: output }),
+    ...(usage.totalTokenCount === undefined ? {} : { totalTokens: usage.totalTokenCount }),
+    ...(usage.cachedContentTokenCount === undefined ? {} : { cacheReadTokens: usage.cachedContentTokenCount })
+  }
+}
+
+const parseChunk = (message: SseMessage): GeminiStreamChunk => {
+  try {
+    const parsed: unknown = JSON.parse(message.data)
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as GeminiStreamChunk
+  } catch {
+    // reported below with the offending text
+  }
+  throw new LlmProtocolError({ message: `Gemini stream: data is not a JSON object: ${message.data.slice(0, 200)}` })
+}
+
+interface OpenBlock {
+  readonly index: number
+  readonly kind: "text" | "thinking"
+  signature: string | undefined
+}
+
+/**
+ * Decodes one `streamGenerateContent?alt=sse` response (first candidate). Text parts run together into one text
+ * block until another kind of part arrives; thought parts likewise into one thinking block. A function call
+ * arrives whole and becomes a complete tool_use block at once. `finishReason` closes whatever is still open;
+ * usage and `completed` follow at `end()`, since Gemini may send a last usage-only chunk after it.
+ */
+export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamDecoder => {
+  const newCallId = options.newCallId ?? randomCallId
+  let current: OpenBlock | undefined
+  let nextIndex = 0
+  let started = false
+  /** Set by finishReason; completion is reported at `end()` because a usage-only chunk may still follow. */
+  let stopReason: StopReason | undefined
+  let finished = false
+  let sawFunctionCall = false
+  let usage: GeminiUsageMetadata | undefined
+
+  const close = (stopReason?: StopReason): Array<Event> => {
+    if (current === undefined) return []
+    const { index, kind, signature } = current
+    current = undefined
+    return [
+      {
+        type: "block_stop",
+        index,
+        ...(stopReason === undefined ? {} : { stopReason }),
+        ...(kind === "thinking" && signature !== undefined
+          ? { reasoning: { provider: "gemini", thoughtSignature: signature } as const }
+          : {})
+      }
+    ]
+  }
+
+  const ensureOpen = (kind: OpenBlock["kind"], events: Array<Event>): OpenBlock => {
+    if (current?.kind === kind) return current
+    events.push(...close())
+    const opened: OpenBlock = { index: nextIndex++, kind, signature: undefined }
+    current = opened
+    events.push({ type: "block_start", index: opened.index, block: { kind } })
+    return opened
+  }
+
+  const takeUsage = (): Array<Event> => {
+    if (usage === undefined) return []
+    const event: Event = { type: "usage", ...neutralUsage(usage) }
+    usage = undefined
+    return [event]
+  }
+
+  const fail = (code: string, message: string, abortReason: string): Array<Event> => {
+    finished = true
+    const events: Array<Event> = [{ type: "error", code, message }]
+    if (current !== undefined) events.push({ type: "block_abort", index: current.index, reason: abortReason })
+    current = undefined
+    return [...events, ...takeUsage(), { type: "status", status: "failed" }]
+  }
+
+  const functionCall = (part: GeminiPart, call: NonNullable<GeminiPart["functionCall"]>): Array<Event> => {
+    if (call.name === undefined) throw new LlmProtocolError({ message: "Gemini stream: functionCall part without a name" })
+    const events = close()
+    const index = nextIndex++
+    const id = call.id === undefined || call.id === "" ? newCallId() : call.id
+    sawFunctionCall = true
+    events.push(
+      {
+        type: "block_start",
+        index,
+        block: {
+          kind: "tool_use",
+          id,
+          name: call.name,
+          ...(part.thoughtSignature === undefined ? {} : { thoughtSignature: part.thoughtSignature })
+        }
+      },
+      { type: "block_delta", index, delta: { kind: "input_json", json: JSON.stringify(call.args ?? {}) } },
+      { type: "block_stop", index }
+    )
+    return events
+  }
+
+  /**
+   * A signature on a non-thought part vouches for the thinking before it: it goes on the open thinking block,
+   * or — when thoughts were not requested — on an empty thinking block of its own, so it can be sent back.
+   */
+  const signature = (thoughtSignature: string, events: Array<Event>): void => {
+    if (current?.kind === "thinking" && current.signature === undefined) {
+      current.signature = thoughtSignature
+      return
+    }
+    ensureOpen("thinking", events).signature = thoughtSignature
+    events.push(...close())
+  }
+
+  const part = (part: GeminiPart): Array<Event> => {
+    if (part.functionCall !== undefined) return functionCall(part, part.functionCall)
+    const events: Array<Event> = []
+    if (part.thought === true) {
+      const block = ensureOpen("thinking", events)
+      if (part.text) events.push({ type: "block_delta", index: block.index, delta: { kind: "thinking", text: part.text } })
+      if (part.thoughtSignature !== undefined) block.signature = part.thoughtSignature
+      return events
+    }
+    if (part.thoughtSignature !== undefined) signature(part.thoughtSignature, events)
+    if (part.text) {
+      const block = ensureOpen("text", events)
+      events.push({ type: "block_delta", index: block.index, delta: { kind: "text", text: part.text } })
+    }
+    return events
+  }
+
+  const decode = (chunk: GeminiStreamChunk): Array<Event> => {
+    if (chunk.usageMetadata !== undefined) usage = chunk.usageMetadata
+    if (stopReason !== undefined) return []
+    const events: Array<Event> = []
+    if (!started) {
+      started = true
+      events.push({ type: "status", status: "started" })
+    }
+    const candidate = chunk.candidates?.[0]
+    if (candidate === undefined) {
+      const blockReason = chunk.promptFeedback?.blockReason
+      return blockReason === undefined
+        ? events
+        : [...events, ...fail("prompt_blocked", `Gemini blocked the prompt (${blockReason})`, "prompt blocked")]
+    }
+    for (const each of candidate.content?.parts ?? []) events.push(...part(each))
+    if (candidate.finishReason !== undefined) {
+      stopReason = geminiStopReason(candidate.finishReason, sawFunctionCall)
+      events.push(...close(stopReason))
+    }
+    return events
+  }
+
+  return {
+    push(message) {
+      if (finished) return []
+      return decode(parseChunk(message))
+    },
+    end() {
+      if (finished) return []
+      if (stopReason !== undefined) {
+        finished = true
+        return [...takeUsage(), { type: "status", status: "completed", stopReason }]
+      }
+      return fail("incomplete_stream", "the Gemini stream ended without a finishReason", "stream ended before the block was complete")
+    }
+  }
+}

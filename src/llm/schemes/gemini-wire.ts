@@ -1,0 +1,31 @@
+/**
+ * The parts of Gemini's `GenerateContentResponse` this library reads, as the API reference documents them.
+ * Fields are optional because a stream chunk carries only what changed.
+ */
+
+export interface GeminiPart {
+  readonly text?: string
+  /** True on thought-summary parts (only sent when `includeThoughts` is on); never visible text. */
+  readonly thought?: boolean
+  readonly thoughtSignature?: string
+  readonly functionCall?: { readonly id?: string; readonly name?: string; readonly args?: unknown }
+}
+
+export interface GeminiUsageMetadata {
+  readonly promptTokenCount?: number
+  readonly candidatesTokenCount?: number
+  readonly totalTokenCount?: number
+  readonly cachedContentTokenCount?: number
+  readonly thoughtsTokenCount?: number
+  readonly toolUsePromptTokenCount?: number
+}
+
+export interface GeminiStreamChunk {
+  readonly candidates?: ReadonlyArray<{
+    readonly content?: { readonly parts?: ReadonlyArray<GeminiPart>; readonly role?: string }
+    readonly finishReason?: string
+    readonly index?: number
+  }>
+  readonly promptFeedback?: { readonly blockReason?: string }
+  readonly usageMetadata?: GeminiUsageMetadata
+}
