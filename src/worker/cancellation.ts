@@ -1,0 +1,73 @@
+import { Cancelled } from "./worker-error.ts"
+
+/**
+ * The cancellation scope of ONE run. Each run gets a fresh controller, linked to the caller's signal for the
+ * run's lifetime only, so a `cancel()` while idle or left over from an earlier run can never reach a later run.
+ */
+export class RunControl {
+  readonly #controller = new AbortController()
+  readonly #external: AbortSignal | undefined
+  readonly #forward = (): void => this.cancel()
+
+  constructor(external: AbortSignal | undefined) {
+    this.#external = external
+    if (external?.aborted) this.cancel()
+    else external?.addEventListener("abort", this.#forward, { once: true })
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal
+  }
+
+  get cancelled(): boolean {
+    return this.#controller.signal.aborted
+  }
+
+  cancel(): void {
+    this.#controller.abort(new Cancelled({ message: "Cancelled" }))
+  }
+
+  throwIfCancelled(): void {
+    if (this.cancelled) throw new Cancelled({ message: "Cancelled" })
+  }
+
+  /** Detaches from the caller's signal; the run is over. */
+  dispose(): void {
+    this.#external?.removeEventListener("abort", this.#forward)
+  }
+}
+
+/**
+ * A child signal: aborted when `parent` aborts or when `abort()` is called. Used per model request, so a hook
+ * can stop one response's HTTP stream without cancelling the run's bookkeeping.
+ */
+export const childController = (parent: AbortSignal): { readonly controller: AbortController; readonly release: () => void } => {
+  const controller = new AbortController()
+  const forward = (): void => controller.abort(parent.reason)
+  if (parent.aborted) controller.abort(parent.reason)
+  else parent.addEventListener("abort", forward, { once: true })
+  return { controller, release: () => parent.removeEventListener("abort", forward) }
+}
+
+/**
+ * Awaits `promise` unless `signal` fires first, in which case it rejects with `onAbort()` at once and the
+ * promise is left to settle on its own (its rejection is swallowed). This is what keeps a client or hook that
+ * ignores its signal from holding the run hostage.
+ */
+export const raceAbort = async <A>(promise: Promise<A>, signal: AbortSignal, onAbort: () => unknown): Promise<A> => {
+  if (signal.aborted) {
+    promise.catch(() => undefined)
+    throw onAbort()
+  }
+  let listener: (() => void) | undefined
+  const aborted = new Promise<never>((_, reject) => {
+    listener = () => reject(onAbort())
+    signal.addEventListener("abort", listener, { once: true })
+  })
+  promise.catch(() => undefined)
+  try {
+    return await Promise.race([promise, aborted])
+  } finally {
+    if (listener !== undefined) signal.removeEventListener("abort", listener)
+  }
+}

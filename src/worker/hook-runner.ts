@@ -1,0 +1,139 @@
+import { Effect } from "effect"
+import { describeThrown } from "../tool/tool-constructors.ts"
+import type { HookFn, HookInput, HookPoint, HookResult } from "./hooks.ts"
+import { raceAbort } from "./cancellation.ts"
+import { Cancelled, HookFailed } from "./worker-error.ts"
+
+/** The result tags each point accepts at run time (plain JS can return anything). */
+const ACCEPTED: { readonly [P in HookPoint]: ReadonlySet<string> } = {
+  OnPromptSubmit: new Set(["Continue", "RewritePrompt", "Cancel"]),
+  PreLlmRequest: new Set(["Continue", "RewriteRequest", "Cancel"]),
+  // A stream hook's Pause is accepted and treated as an abort: pausing mid-response cannot be resumed.
+  OnStreamChunk: new Set(["Continue", "Abort", "Pause"]),
+  OnTextDelta: new Set(["Continue", "Abort", "Pause"]),
+  OnToolCallDelta: new Set(["Continue", "Abort", "Pause"]),
+  OnStreamComplete: new Set(["Continue", "Abort", "Pause"]),
+  PreToolCall: new Set(["Continue", "RewriteArguments", "Skip", "Deny", "Pause", "Abort"]),
+  PostToolCall: new Set(["Continue", "RewriteResult", "Abort"]),
+  OnTurnEnd: new Set(["Finish", "ContinueWith", "Pause"]),
+  OnAbort: new Set()
+}
+
+const PASS_THROUGH: ReadonlySet<string> = new Set(["Continue", "Finish"])
+
+type Registered = { readonly [P in HookPoint]: Array<HookFn<P>> }
+
+/** What a chain step tells the runner after a hook's result: keep asking the next hook, or stop here. */
+export type ChainStep = "next" | "stop"
+
+/**
+ * The hooks registered on a worker, per point, in registration order. Shared by a worker's Mutable and
+ * CacheLocked incarnations, so hooks survive `lock()` / `unlock()`.
+ */
+export class HookRegistry {
+  readonly #hooks: Registered = {
+    OnPromptSubmit: [],
+    PreLlmRequest: [],
+    OnStreamChunk: [],
+    OnTextDelta: [],
+    OnToolCallDelta: [],
+    OnStreamComplete: [],
+    PreToolCall: [],
+    PostToolCall: [],
+    OnTurnEnd: [],
+    OnAbort: []
+  }
+
+  add<P extends HookPoint>(point: P, hook: HookFn<P>): () => void {
+    if (!(point in this.#hooks)) throw new TypeError(`unknown hook point ${JSON.stringify(point)}`)
+    if (typeof hook !== "function") throw new TypeError(`a ${point} hook must be a function`)
+    const list = this.#hooks[point] as Array<HookFn<P>>
+    list.push(hook)
+    return () => {
+      const at = list.indexOf(hook)
+      if (at >= 0) list.splice(at, 1)
+    }
+  }
+
+  has(point: HookPoint): boolean {
+    return this.#hooks[point].length > 0
+  }
+
+  /**
+   * Runs the chain in order. Pass-through results (continue, finish, nothing) go on to the next hook; any other
+   * result is handed to `step`, which applies it (a rewrite) and says whether the chain goes on. Returns the
+   * result that stopped the chain, or undefined. Throws `HookFailed`, or `Cancelled` when `signal` fires while a
+   * hook is still running (the hook is not awaited further).
+   */
+  async run<P extends Exclude<HookPoint, "OnAbort">>(
+    point: P,
+    input: HookInput<P>,
+    signal: AbortSignal,
+    step: (result: HookResult<P>) => ChainStep = () => "stop"
+  ): Promise<HookResult<P> | undefined> {
+    for (const hook of [...(this.#hooks[point] as Array<HookFn<P>>)]) {
+      const result = await invoke(point, hook, input, signal)
+      if (result === undefined) continue
+      const tag = typeof result === "object" && result !== null ? (result as { _tag?: unknown })._tag : undefined
+      if (typeof tag !== "string" || !ACCEPTED[point].has(tag)) {
+        throw new HookFailed({
+          point,
+          message: `${point} hook returned ${describeResult(result)}, which is not a ${point} result`,
+          cause: result
+        })
+      }
+      if (PASS_THROUGH.has(tag)) continue
+      if (step(result as HookResult<P>) === "stop") return result as HookResult<P>
+    }
+    return undefined
+  }
+
+  /** OnAbort observers: every one is called; their own failures are swallowed so the original error survives. */
+  async notifyAbort(input: HookInput<"OnAbort">): Promise<void> {
+    for (const hook of [...this.#hooks.OnAbort]) {
+      try {
+        await invoke("OnAbort", hook, input, new AbortController().signal)
+      } catch {
+        // The run already failed with a more relevant error; an observer must not replace it.
+      }
+    }
+  }
+}
+
+const describeResult = (result: unknown): string => {
+  if (typeof result === "object" && result !== null && "_tag" in result) return `"${String(result._tag)}"`
+  try {
+    return JSON.stringify(result) ?? String(result)
+  } catch {
+    return String(result)
+  }
+}
+
+const invoke = async <P extends HookPoint>(
+  point: P,
+  hook: HookFn<P>,
+  input: HookInput<P>,
+  signal: AbortSignal
+): Promise<HookResult<P> | void> => {
+  const cancelled = (): Cancelled => new Cancelled({ message: "Cancelled" })
+  if (signal.aborted) throw cancelled()
+  let pending: Promise<HookResult<P> | void>
+  try {
+    const produced = hook(input)
+    pending = Effect.isEffect(produced)
+      ? Effect.runPromise(produced as Effect.Effect<HookResult<P> | void, unknown>, { signal })
+      : Promise.resolve(produced)
+  } catch (thrown) {
+    throw hookFailed(point, thrown)
+  }
+  try {
+    return await raceAbort(pending, signal, cancelled)
+  } catch (thrown) {
+    throw thrown instanceof Cancelled ? thrown : hookFailed(point, thrown)
+  }
+}
+
+const hookFailed = (point: HookPoint, thrown: unknown): HookFailed =>
+  thrown instanceof HookFailed
+    ? thrown
+    : new HookFailed({ point, message: `${point} hook failed: ${describeThrown(thrown)}`, cause: thrown })

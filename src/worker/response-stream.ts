@@ -1,0 +1,110 @@
+import type { Event } from "../llm/event.ts"
+import type { Request } from "../llm/request.ts"
+import { type AssistantResponse, ResponseCollector } from "../timeline/assistant-response.ts"
+import { Timeline } from "../timeline/timeline.ts"
+import { childController, raceAbort } from "./cancellation.ts"
+import type { StreamHookResult } from "./hooks.ts"
+import type { WorkerCore } from "./worker-core.ts"
+import { Cancelled, HookAborted } from "./worker-error.ts"
+
+export interface StreamedResponse {
+  readonly response: AssistantResponse
+  readonly eventCount: number
+}
+
+/** Forwards block events of one response to subscribers, each block in its own scope. */
+const attachSubscribers = (core: WorkerCore, timeline: Timeline, turn: number): void => {
+  const hub = core.hub
+  for (const kind of ["text", "thinking", "tool_use"] as const) {
+    timeline.onBlock(kind, (block, at) => {
+      hub.emit({ type: "block_start", turn, index: at.index, ordinal: at.ordinal, block })
+      const chunks: Array<string> = []
+      return {
+        onDelta: (delta) => {
+          chunks.push(delta.kind === "input_json" ? delta.json : delta.text)
+          hub.emit({ type: "block_delta", turn, index: at.index, delta })
+        },
+        onStop: (stop) => {
+          hub.emit({ type: "block_stop", turn, index: at.index, stopReason: stop.stopReason })
+          if (block.kind === "text") hub.emit({ type: "text_completed", turn, index: at.index, text: chunks.join("") })
+        },
+        onAbort: (reason) => hub.emit({ type: "block_abort", turn, index: at.index, reason })
+      }
+    })
+  }
+  timeline.onMeta("usage", ({ type: _, ...usage }) => hub.emit({ type: "usage", turn, usage }))
+}
+
+/**
+ * Sends one request and consumes its stream: every event goes to the timeline, then OnStreamChunk, then
+ * OnTextDelta / OnToolCallDelta; at the end OnStreamComplete. On cancel, hook abort or client failure the
+ * timeline is aborted (open blocks closed) and nothing of the response is returned, so nothing enters history.
+ */
+export const streamResponse = async (
+  core: WorkerCore,
+  request: Request,
+  turn: number,
+  runSignal: AbortSignal
+): Promise<StreamedResponse> => {
+  const timeline = new Timeline()
+  const collector = new ResponseCollector(timeline)
+  attachSubscribers(core, timeline, turn)
+  const { controller, release } = childController(runSignal)
+  const toolBlocks = new Map<number, { readonly id: string; readonly name: string }>()
+  const cancelled = (): Cancelled => new Cancelled({ message: "Cancelled" })
+  let iterator: AsyncIterator<Event> | undefined
+  let eventCount = 0
+
+  const decide = (point: string, result: StreamHookResult | undefined): void => {
+    if (result === undefined || result._tag === "Continue") return
+    // A stream hook's "Pause" (plain JS) is an abort too: a half-read response cannot be resumed.
+    const reason = result._tag === "Abort" ? result.reason : "a stream hook asked to pause, which is treated as an abort"
+    throw new HookAborted({ point, reason, message: `aborted by an ${point} hook: ${reason}` })
+  }
+
+  try {
+    iterator = core.client.stream(request, { signal: controller.signal })[Symbol.asyncIterator]()
+    for (;;) {
+      const next = await raceAbort(iterator.next(), runSignal, cancelled)
+      if (next.done === true) break
+      const event = next.value
+      eventCount++
+      if (event.type === "block_start" && event.block.kind === "tool_use") {
+        toolBlocks.set(event.index, { id: event.block.id, name: event.block.name })
+      }
+      timeline.dispatch(event)
+      if (core.hooks.has("OnStreamChunk")) {
+        decide("OnStreamChunk", await core.hooks.run("OnStreamChunk", { turn, event }, runSignal))
+      }
+      if (event.type === "block_delta") {
+        if (event.delta.kind === "text" && core.hooks.has("OnTextDelta")) {
+          const input = { turn, index: event.index, text: event.delta.text }
+          decide("OnTextDelta", await core.hooks.run("OnTextDelta", input, runSignal))
+        } else if (event.delta.kind === "input_json" && core.hooks.has("OnToolCallDelta")) {
+          const block = toolBlocks.get(event.index)
+          const input = { turn, index: event.index, callId: block?.id ?? "", name: block?.name ?? "", json: event.delta.json }
+          decide("OnToolCallDelta", await core.hooks.run("OnToolCallDelta", input, runSignal))
+        }
+      }
+    }
+    runSignal.throwIfAborted()
+  } catch (thrown) {
+    controller.abort()
+    timeline.abort(runSignal.aborted ? "Cancelled" : "the response was abandoned")
+    // Not awaited: a client that ignores `return()` must not hold the run.
+    iterator?.return?.()?.catch(() => undefined)
+    throw runSignal.aborted ? cancelled() : thrown
+  } finally {
+    release()
+  }
+  timeline.finish()
+  const response = collector.result()
+  for (const block of collector.toolCalls.blocks) {
+    core.hub.emit({ type: "tool_call_completed", turn, index: block.index, call: block.call })
+  }
+  if (core.hooks.has("OnStreamComplete")) {
+    const input = { turn, eventCount, usage: response.usage }
+    decide("OnStreamComplete", await core.hooks.run("OnStreamComplete", input, runSignal))
+  }
+  return { response, eventCount }
+}

@@ -1,0 +1,61 @@
+import type { LlmClient } from "../llm/client.ts"
+import type { Item } from "../llm/item.ts"
+import type { RequestConfig } from "../llm/request.ts"
+import type { ToolServerHandle } from "../tool-server/tool-server.ts"
+import { type LockedPrefix, RequestBytesTracker } from "./cache-lock.ts"
+import type { RunControl } from "./cancellation.ts"
+import { HookRegistry } from "./hook-runner.ts"
+import { SubscriberHub } from "./subscriber.ts"
+import type { PendingDecision } from "./tool-execution.ts"
+
+/** Limits and defaults of a worker's runs. */
+export interface RunSettings {
+  /** Model requests allowed per run before it fails with `MaxTurnsExceeded`. Default 32. */
+  readonly maxTurns: number
+  /** Deadline per tool call in milliseconds (none by default); `toolTimeouts` overrides it per tool name. */
+  readonly toolTimeoutMs: number | undefined
+  readonly toolTimeouts: Readonly<Record<string, number>>
+}
+
+/**
+ * Everything a worker owns, shared by its Mutable and CacheLocked incarnations: `lock()` / `unlock()` hand the
+ * same core to a new wrapper object and retire the old one.
+ */
+export interface WorkerCore {
+  readonly client: LlmClient
+  readonly tools: ToolServerHandle
+  readonly hooks: HookRegistry
+  readonly hub: SubscriberHub
+  readonly bytes: RequestBytesTracker
+  readonly settings: RunSettings
+  systemPrompt: string | undefined
+  config: RequestConfig
+  history: Array<Item>
+  lock: LockedPrefix | undefined
+  /** Decisions already taken for unanswered calls of a paused batch, by call id. */
+  pending: Map<string, PendingDecision>
+  /** The run in progress, if any. */
+  running: RunControl | undefined
+}
+
+export const makeCore = (init: {
+  readonly client: LlmClient
+  readonly tools: ToolServerHandle
+  readonly systemPrompt: string | undefined
+  readonly config: RequestConfig
+  readonly history: ReadonlyArray<Item>
+  readonly settings: RunSettings
+}): WorkerCore => ({
+  client: init.client,
+  tools: init.tools,
+  hooks: new HookRegistry(),
+  hub: new SubscriberHub(),
+  bytes: new RequestBytesTracker(),
+  settings: init.settings,
+  systemPrompt: init.systemPrompt,
+  config: init.config,
+  history: [...init.history],
+  lock: undefined,
+  pending: new Map(),
+  running: undefined
+})

@@ -1,0 +1,294 @@
+import { Effect, type Stream } from "effect"
+import type { LlmClient } from "../llm/client.ts"
+import { Item } from "../llm/item.ts"
+import type { RequestConfig } from "../llm/request.ts"
+import type { ToolDefinition } from "../tool/tool.ts"
+import { registerDefinitions } from "../tool-server/registration.ts"
+import { ToolServer, type ToolServerHandle } from "../tool-server/tool-server.ts"
+import { type LockedPrefix, takeLock } from "./cache-lock.ts"
+import { RunControl } from "./cancellation.ts"
+import type { HookFn, HookPoint } from "./hooks.ts"
+import type { Subscriber, WorkerEvent } from "./subscriber.ts"
+import { toWorkerError } from "./to-worker-error.ts"
+import { type RunResult, runTurns } from "./turn-loop.ts"
+import { type WorkerCore, makeCore } from "./worker-core.ts"
+import { StaleWorker, WorkerBusy, type WorkerError, WorkerLocked } from "./worker-error.ts"
+
+export interface WorkerOptions {
+  readonly client: LlmClient
+  /** The tools to use; a fresh server when absent. Sharing a server shares its tools with its other handles. */
+  readonly toolServer?: ToolServer | ToolServerHandle
+  readonly systemPrompt?: string
+  readonly config?: RequestConfig
+  readonly history?: ReadonlyArray<Item>
+  /** Model requests allowed per run (default 32). */
+  readonly maxTurns?: number
+  /** Deadline per tool call in milliseconds. */
+  readonly toolTimeoutMs?: number
+  /** Per-tool deadlines by tool name, overriding `toolTimeoutMs`. */
+  readonly toolTimeouts?: Readonly<Record<string, number>>
+}
+
+export interface RunOptions {
+  /** Cancels this run only. */
+  readonly signal?: AbortSignal
+}
+
+export interface LockOptions {
+  /** What a request that breaks the locked prefix does: fail the run (default) or go on with a warning. */
+  readonly onViolation?: "error" | "warn"
+}
+
+export type { RunResult }
+
+const DEFAULT_MAX_TURNS = 32
+
+/** Marks a worker object retired by `lock()` / `unlock()`. */
+const retired = new WeakSet<object>()
+
+/**
+ * What both states can do: run, resume, cancel, read the history, add hooks, subscribe. The state-specific
+ * classes add the rest, so a forbidden call does not type-check; a runtime guard stands behind it for plain JS
+ * and stale references.
+ */
+abstract class WorkerBase {
+  /** @internal */
+  protected readonly core: WorkerCore
+
+  /** @internal */
+  protected constructor(core: WorkerCore) {
+    this.core = core
+  }
+
+  abstract readonly state: "mutable" | "cache-locked"
+
+  /** @internal Throws `StaleWorker` when this object was replaced by `lock()` / `unlock()`. */
+  protected live(method: string): WorkerCore {
+    if (retired.has(this)) {
+      throw new StaleWorker({
+        method,
+        message: `${method}() called on a worker replaced by lock()/unlock(); use the worker that call returned`
+      })
+    }
+    return this.core
+  }
+
+  /** @internal Retires this object and fails when a run is in progress. */
+  protected retire(method: string): WorkerCore {
+    const core = this.idle(method)
+    retired.add(this)
+    return core
+  }
+
+  /** @internal */
+  protected idle(method: string): WorkerCore {
+    const core = this.live(method)
+    if (core.running !== undefined) throw new WorkerBusy({ message: `${method}() is not allowed while a run is in progress` })
+    return core
+  }
+
+  /**
+   * Sends `input` as a user message and runs until the model is done (or a hook pauses). Rejects with a
+   * `WorkerError`. If calls left by a pause pause again, the run returns paused and `input` is not appended.
+   */
+  run(input: string | Item, options?: RunOptions): Promise<RunResult> {
+    return this.start("run", typeof input === "string" ? Item.userText(input) : input, options)
+  }
+
+  /** Continues a paused run without a new message: undecided calls are offered to hooks, decided ones honoured. */
+  resume(options?: RunOptions): Promise<RunResult> {
+    return this.start("resume", undefined, options)
+  }
+
+  /** `run` as an Effect: interrupting the fiber cancels the run. */
+  runEffect(input: string | Item): Effect.Effect<RunResult, WorkerError> {
+    return Effect.tryPromise({ try: (signal) => this.run(input, { signal }), catch: toWorkerError })
+  }
+
+  /** `resume` as an Effect: interrupting the fiber cancels the run. */
+  resumeEffect(): Effect.Effect<RunResult, WorkerError> {
+    return Effect.tryPromise({ try: (signal) => this.resume({ signal }), catch: toWorkerError })
+  }
+
+  /** Cancels the run in progress. A no-op while idle: it never affects a later run. */
+  cancel(): void {
+    this.live("cancel").running?.cancel()
+  }
+
+  /** A snapshot of the history. */
+  history(): ReadonlyArray<Item> {
+    return [...this.live("history").history]
+  }
+
+  get systemPrompt(): string | undefined {
+    return this.live("systemPrompt").systemPrompt
+  }
+
+  get config(): RequestConfig {
+    return this.live("config").config
+  }
+
+  /** True while paused with tool calls awaiting `resume()`. */
+  get hasPendingCalls(): boolean {
+    return this.live("hasPendingCalls").pending.size > 0
+  }
+
+  addHook<P extends HookPoint>(point: P, hook: HookFn<P>): () => void {
+    return this.live("addHook").hooks.add(point, hook)
+  }
+
+  subscribe(subscriber: Subscriber): () => void {
+    return this.live("subscribe").hub.subscribe(subscriber)
+  }
+
+  /** Worker events as an async iterable; leave the loop to unsubscribe. */
+  events(): AsyncIterable<WorkerEvent> {
+    return this.live("events").hub.events()
+  }
+
+  /** Worker events as an Effect Stream. */
+  eventStream(): Stream.Stream<WorkerEvent> {
+    return this.live("eventStream").hub.stream()
+  }
+
+  /** A handle on this worker's tools (lookup and calls; no registration). */
+  toolServerHandle(): ToolServerHandle {
+    return this.live("toolServerHandle").tools.clone()
+  }
+
+  private async start(method: string, input: Item | undefined, options: RunOptions | undefined): Promise<RunResult> {
+    const core = this.idle(method)
+    const control = new RunControl(options?.signal)
+    core.running = control
+    try {
+      return await runTurns(core, input, control)
+    } finally {
+      core.running = undefined
+      control.dispose()
+    }
+  }
+}
+
+/** The initial state: everything can change. `lock()` freezes the request prefix for prompt caching. */
+export class MutableWorker extends WorkerBase {
+  readonly state = "mutable" as const
+
+  /** @internal */
+  static fromCore(core: WorkerCore): MutableWorker {
+    return new MutableWorker(core)
+  }
+
+  /**
+   * Registers one tool: its factory runs now, once. Throws `DuplicateName` or `RegistrationFailed` and registers
+   * nothing on failure.
+   */
+  registerTool(definition: ToolDefinition): void {
+    registerDefinitions(this.idle("registerTool").tools, [definition])
+  }
+
+  /** Registers a batch all-or-nothing. */
+  registerTools(definitions: Iterable<ToolDefinition>): void {
+    registerDefinitions(this.idle("registerTools").tools, definitions)
+  }
+
+  setSystemPrompt(prompt: string | undefined): void {
+    this.live("setSystemPrompt").systemPrompt = prompt
+  }
+
+  setConfig(config: RequestConfig): void {
+    this.live("setConfig").config = { ...config }
+  }
+
+  /** Replaces the history. Decisions kept for calls paused in the old history are dropped. */
+  setHistory(items: ReadonlyArray<Item>): void {
+    const core = this.idle("setHistory")
+    core.history = [...items]
+    core.pending = new Map()
+  }
+
+  pushItem(...items: ReadonlyArray<Item>): void {
+    this.idle("pushItem").history.push(...items)
+  }
+
+  /** Keeps the first `length` items. */
+  truncateHistory(length: number): void {
+    const core = this.idle("truncateHistory")
+    if (!Number.isInteger(length) || length < 0) throw new RangeError(`truncateHistory: invalid length ${length}`)
+    core.history.length = Math.min(length, core.history.length)
+    core.pending = new Map()
+  }
+
+  /**
+   * Locks the current system prompt, tool set, config and history as the cached prefix. This object is retired;
+   * use the returned worker.
+   */
+  lock(options?: LockOptions): CacheLockedWorker {
+    const core = this.idle("lock")
+    core.lock = takeLock(
+      core.client,
+      {
+        model: core.client.model,
+        ...(core.systemPrompt === undefined ? {} : { systemPrompt: core.systemPrompt }),
+        items: [...core.history],
+        tools: core.tools.toolDefinitionsSorted(),
+        config: core.config
+      },
+      core.tools.version,
+      options?.onViolation ?? "error"
+    )
+    this.retire("lock")
+    return CacheLockedWorker.fromCore(core)
+  }
+}
+
+/** The locked state: runs only append; the system prompt, tools, config and locked history prefix stay fixed. */
+export class CacheLockedWorker extends WorkerBase {
+  readonly state = "cache-locked" as const
+
+  /** @internal */
+  static fromCore(core: WorkerCore): CacheLockedWorker {
+    return new CacheLockedWorker(core)
+  }
+
+  /** What was locked: the history length and the verified byte prefix. */
+  get lockedPrefix(): LockedPrefix {
+    return this.live("lockedPrefix").lock as LockedPrefix
+  }
+
+  /** Back to Mutable. This object is retired; use the returned worker. */
+  unlock(): MutableWorker {
+    const core = this.retire("unlock")
+    core.lock = undefined
+    return MutableWorker.fromCore(core)
+  }
+}
+
+// Behind the types: plain JS (or a cast) calling a Mutable-only method on a locked worker gets a typed error.
+for (const method of ["registerTool", "registerTools", "setSystemPrompt", "setConfig", "setHistory", "pushItem", "truncateHistory", "lock"]) {
+  Object.defineProperty(CacheLockedWorker.prototype, method, {
+    value(this: CacheLockedWorker) {
+      throw new WorkerLocked({ method, message: `${method}() is not available while cache-locked; unlock() first` })
+    }
+  })
+}
+
+const toHandle = (server: ToolServer | ToolServerHandle | undefined): ToolServerHandle =>
+  server === undefined ? new ToolServer().handle() : server instanceof ToolServer ? server.handle() : server.clone()
+
+export const Worker = {
+  /** A new worker in the Mutable state. */
+  create(options: WorkerOptions): MutableWorker {
+    const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS
+    if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new RangeError(`maxTurns must be a positive integer, got ${maxTurns}`)
+    return MutableWorker.fromCore(
+      makeCore({
+        client: options.client,
+        tools: toHandle(options.toolServer),
+        systemPrompt: options.systemPrompt,
+        config: { ...options.config },
+        history: options.history ?? [],
+        settings: { maxTurns, toolTimeoutMs: options.toolTimeoutMs, toolTimeouts: { ...options.toolTimeouts } }
+      })
+    )
+  }
+} as const
