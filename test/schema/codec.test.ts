@@ -89,6 +89,16 @@ describe("Effect Schema pitfalls", () => {
     }
   })
 
+  it("refuses a checked Schema.Number, whose checks Effect drops from JSON Schema, and accepts Schema.Finite", () => {
+    const lossy = Schema.Struct({ p: Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)) })
+    expect(() => makeArgumentCodec(lossy)).toThrow(/Schema\.Finite/)
+    const nested = Schema.Struct({ xs: Schema.Array(Schema.Struct({ p: Schema.optional(lossy) })) })
+    expect(() => makeArgumentCodec(nested)).toThrow(UnsupportedSchemaError)
+    const codec = makeArgumentCodec(Schema.Struct({ p: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)) }))
+    expect(codec.jsonSchema["properties"]).toEqual({ p: { type: "number", minimum: 0 } })
+    expect(sync(codec.decode({ p: -1 }))).toEqual({ ok: false, issues: [{ path: ["p"], message: "expected number >= 0, got -1" }] })
+  })
+
   it("shows optional as absent, keeps an explicit NullOr, and decodes accordingly", () => {
     const codec = makeArgumentCodec(
       Schema.Struct({ a: Schema.optional(Schema.String), b: Schema.optional(Schema.NullOr(Schema.String)) })
@@ -129,7 +139,7 @@ describe("Effect Schema pitfalls", () => {
   })
 
   it("passes on the schema's own check failures when JSON Schema cannot express them", () => {
-    const Even = Schema.Number.check(Schema.makeFilter((n: number) => n % 2 === 0 || "expected an even number"))
+    const Even = Schema.Finite.check(Schema.makeFilter((n: number) => n % 2 === 0 || "expected an even number"))
     const codec = makeArgumentCodec(Schema.Struct({ n: Even }))
     expect(sync(codec.decode({ n: 4 }))).toEqual({ ok: true, value: { n: 4 } })
     const r = sync(codec.decode({ n: 3 }))

@@ -1,6 +1,7 @@
 import { Result, Schema, SchemaAST, SchemaIssue } from "effect"
 import type { ArgumentIssue, DecodeResult } from "../argument-codec.ts"
 import type { JsonObject, JsonSchema, JsonValue } from "../json-schema.ts"
+import { UnsupportedSchemaError } from "../normalize.ts"
 import { issuePath, type SchemaSource } from "./source.ts"
 
 /** An Effect Schema whose decoding needs no services, so it can run synchronously on the dispatch path. */
@@ -42,6 +43,37 @@ const dropOptionalNull = (value: JsonValue): JsonValue => {
 const isEmptyStruct = (ast: SchemaAST.AST): boolean =>
   SchemaAST.isObjects(ast) && ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0
 
+type Check = { readonly _tag?: unknown; readonly checks?: ReadonlyArray<Check>; readonly annotations?: unknown }
+
+const FINITE_IDS = new Set(["effect/schema/isFinite", "effect/schema/isInt"])
+
+const hasFiniteCheck = (checks: ReadonlyArray<Check>): boolean =>
+  checks.some((c) => {
+    const representation = (c.annotations as { representation?: { id?: unknown } } | undefined)?.representation
+    return FINITE_IDS.has(String(representation?.id)) || (c._tag === "FilterGroup" && hasFiniteCheck(c.checks ?? []))
+  })
+
+/**
+ * Effect's JSON codec gives a `Schema.Number` that is not known finite an artificial "Infinity"/"NaN" encoding,
+ * and the checks on it (`isGreaterThanOrEqualTo`…) vanish from the JSON Schema. The model would then be shown a
+ * looser schema than the decoder enforces, so such a schema is refused with the fix: `Schema.Finite` (or `Int`)
+ * keeps its checks visible.
+ */
+const findHiddenNumberCheck = (root: SchemaAST.AST): boolean => {
+  const seen = new Set<object>()
+  const visit = (value: unknown): boolean => {
+    if (typeof value !== "object" || value === null || seen.has(value)) return false
+    seen.add(value)
+    if (Array.isArray(value)) return value.some(visit)
+    const node = value as { readonly _tag?: unknown; readonly checks?: ReadonlyArray<Check> }
+    if (node._tag === "Number" && node.checks !== undefined && node.checks.length > 0 && !hasFiniteCheck(node.checks)) {
+      return true
+    }
+    return Object.entries(value).some(([key, v]) => key !== "annotations" && key !== "checks" && visit(v))
+  }
+  return visit(root)
+}
+
 const NO_ARGUMENTS: JsonSchema = { type: "object", properties: {}, additionalProperties: false }
 
 const effectJsonSchema = (schema: EffectArgumentSchema): JsonSchema => {
@@ -56,6 +88,13 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
  * JSON-encoded types (dates, bigints, transforms) come out as the schema's `Type`. The decoder is built once.
  */
 export const fromEffect = <S extends EffectArgumentSchema>(schema: S): SchemaSource<S["Type"]> => {
+  if (findHiddenNumberCheck(schema.ast)) {
+    throw new UnsupportedSchemaError({
+      message:
+        "a Schema.Number with checks loses them in JSON Schema (Effect encodes non-finite numbers as strings); " +
+        "use Schema.Finite or Schema.Int, which keep their checks visible to the model"
+    })
+  }
   const jsonSchema = isEmptyStruct(schema.ast) ? NO_ARGUMENTS : effectJsonSchema(schema)
   const decode = Schema.decodeUnknownResult(Schema.toCodecJson(schema), { onExcessProperty: "error", errors: "all" })
   return {
