@@ -81,7 +81,9 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     const name = fn === undefined ? undefined : stringField(fn, "name")
     const args = fn === undefined ? undefined : stringField(fn, "arguments")
     let slot = slots.get(wireIndex)
-    if (slot === undefined || (id !== undefined && id !== slot.id)) {
+    // A new id, or a second name without an id, at an index already in use: a server reusing index 0 per call.
+    const anotherCall = slot !== undefined && (id !== undefined ? id !== slot.id : name !== undefined && name !== "" && slot.name !== "")
+    if (slot === undefined || anotherCall) {
       const callId = id ?? `${idPrefix}${generated++}`
       slot = { key: `tool:${wireIndex}:${callId}`, id: callId, name: "", pending: "" }
       slots.set(wireIndex, slot)
