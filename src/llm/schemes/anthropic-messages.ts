@@ -1,0 +1,99 @@
+import type { ToolNameMap } from "../../schema/provider-tools.ts"
+import type { ContentPart, Item } from "../item.ts"
+import { type JsonBodyValue, rawJson } from "../json-body.ts"
+import type { ConfigWarning } from "../scheme.ts"
+
+type Block = { readonly [key: string]: JsonBodyValue }
+type Role = "user" | "assistant"
+
+const warning = (setting: string, message: string): ConfigWarning => ({ _tag: "ConfigWarning", scheme: "anthropic", setting, message })
+
+/** The API rejects empty text blocks, so empty parts are left out (they carry nothing). */
+const contentBlock = (part: ContentPart): Block | undefined => {
+  if (part.type === "input_image") {
+    return { type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } }
+  }
+  return part.text === "" ? undefined : { type: "text", text: part.text }
+}
+
+/** The raw argument text when it is a JSON object (sent verbatim, so bytes never drift); otherwise undefined. */
+export const argumentsObject = (text: string): JsonBodyValue | undefined => {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? rawJson(text) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Converts neutral history to Messages API `messages`. Consecutive items of one role share a message (the API
+ * wants tool results for one assistant turn in a single user message), and in a user message the tool results
+ * come first, as the API requires. Reasoning goes back only when it came from Anthropic; an output whose call is
+ * not in the history, which the API would reject, is left out with a warning.
+ */
+export const anthropicMessages = (
+  items: ReadonlyArray<Item>,
+  names: ToolNameMap
+): { readonly messages: ReadonlyArray<JsonBodyValue>; readonly warnings: ReadonlyArray<ConfigWarning> } => {
+  const warnings: Array<ConfigWarning> = []
+  const turns: Array<{ role: Role; results: Array<Block>; blocks: Array<Block> }> = []
+  const callIds = new Set<string>()
+
+  const append = (role: Role, block: Block, isResult = false): void => {
+    let turn = turns.at(-1)
+    if (turn === undefined || turn.role !== role) {
+      turn = { role, results: [], blocks: [] }
+      turns.push(turn)
+    }
+    ;(isResult ? turn.results : turn.blocks).push(block)
+  }
+
+  items.forEach((item, position) => {
+    switch (item.type) {
+      case "message":
+        for (const part of item.content) {
+          const block = contentBlock(part)
+          if (block !== undefined) append(item.role, block)
+        }
+        return
+      case "function_call": {
+        let input = argumentsObject(item.arguments)
+        if (input === undefined) {
+          warnings.push(warning(`items[${position}].arguments`, `arguments of call ${item.callId} are not a JSON object; sent as {}`))
+          input = {}
+        }
+        callIds.add(item.callId)
+        append("assistant", { type: "tool_use", id: item.callId, name: names.toWire(item.name), input })
+        return
+      }
+      case "function_call_output":
+        if (!callIds.has(item.callId)) {
+          warnings.push(warning(`items[${position}]`, `output for call ${item.callId}, which no earlier function_call made; omitted`))
+          return
+        }
+        append(
+          "user",
+          { type: "tool_result", tool_use_id: item.callId, content: item.output, ...(item.isError ? { is_error: true } : {}) },
+          true
+        )
+        return
+      case "reasoning": {
+        const data = item.data
+        if (data?.provider !== "anthropic") return
+        append(
+          "assistant",
+          "signature" in data ? { type: "thinking", thinking: item.text, signature: data.signature } : { type: "redacted_thinking", data: data.redacted }
+        )
+        return
+      }
+    }
+  })
+
+  return {
+    messages: turns
+      .map((turn) => ({ role: turn.role, content: [...turn.results, ...turn.blocks] }))
+      .filter((message) => message.content.length > 0),
+    warnings
+  }
+}

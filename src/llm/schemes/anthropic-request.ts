@@ -1,0 +1,34 @@
+import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
+import { jsonBody, rawJson } from "../json-body.ts"
+import type { Request } from "../request.ts"
+import type { ConfigWarning } from "../scheme.ts"
+import { resolveAnthropicSettings } from "./anthropic-config.ts"
+import { anthropicMessages } from "./anthropic-messages.ts"
+
+/**
+ * The Messages API body for a streaming request, and every warning about what it had to leave out.
+ *
+ * Key order is fixed and puts `messages` last: everything before it stays byte-identical while a conversation
+ * grows, so a cache-locked prefix can be compared as text.
+ */
+export const buildAnthropicRequest = (request: Request): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
+  const names = toolNames(request.tools, "anthropic")
+  const { settings, warnings } = resolveAnthropicSettings(request)
+  const history = anthropicMessages(request.items, names)
+  const choice = settings.toolChoice
+  const body = jsonBody({
+    model: request.model,
+    max_tokens: settings.maxTokens,
+    stream: true,
+    system: request.systemPrompt === undefined || request.systemPrompt === "" ? undefined : request.systemPrompt,
+    tools: request.tools.length === 0 ? undefined : rawJson(toolsFragment(request.tools, "anthropic")),
+    tool_choice: choice === undefined ? undefined : choice.type === "tool" ? { ...choice, name: names.toWire(choice.name) } : choice,
+    thinking: settings.thinkingBudget === undefined ? undefined : { type: "enabled", budget_tokens: settings.thinkingBudget },
+    temperature: settings.temperature,
+    top_p: settings.topP,
+    top_k: settings.topK,
+    stop_sequences: settings.stopSequences,
+    messages: history.messages
+  })
+  return { body, warnings: [...warnings, ...history.warnings] }
+}
