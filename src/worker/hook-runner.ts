@@ -60,19 +60,19 @@ export class HookRegistry {
   }
 
   /**
-   * Runs the chain in order. Pass-through results (continue, finish, nothing) go on to the next hook; any other
+   * Runs the chain in order. `input` is read afresh for every hook, so each one sees the previous rewrites. Pass-through results (continue, finish, nothing) go on to the next hook; any other
    * result is handed to `step`, which applies it (a rewrite) and says whether the chain goes on. Returns the
    * result that stopped the chain, or undefined. Throws `HookFailed`, or `Cancelled` when `signal` fires while a
    * hook is still running (the hook is not awaited further).
    */
   async run<P extends Exclude<HookPoint, "OnAbort">>(
     point: P,
-    input: HookInput<P>,
+    input: () => HookInput<P>,
     signal: AbortSignal,
     step: (result: HookResult<P>) => ChainStep = () => "stop"
   ): Promise<HookResult<P> | undefined> {
     for (const hook of [...(this.#hooks[point] as Array<HookFn<P>>)]) {
-      const result = await invoke(point, hook, input, signal)
+      const result = await invoke(point, hook, input(), signal)
       if (result === undefined) continue
       const tag = typeof result === "object" && result !== null ? (result as { _tag?: unknown })._tag : undefined
       if (typeof tag !== "string" || !ACCEPTED[point].has(tag)) {

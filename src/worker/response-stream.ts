@@ -74,16 +74,16 @@ export const streamResponse = async (
       }
       timeline.dispatch(event)
       if (core.hooks.has("OnStreamChunk")) {
-        decide("OnStreamChunk", await core.hooks.run("OnStreamChunk", { turn, event }, runSignal))
+        decide("OnStreamChunk", await core.hooks.run("OnStreamChunk", () => ({ turn, event }), runSignal))
       }
       if (event.type === "block_delta") {
         if (event.delta.kind === "text" && core.hooks.has("OnTextDelta")) {
           const input = { turn, index: event.index, text: event.delta.text }
-          decide("OnTextDelta", await core.hooks.run("OnTextDelta", input, runSignal))
+          decide("OnTextDelta", await core.hooks.run("OnTextDelta", () => input, runSignal))
         } else if (event.delta.kind === "input_json" && core.hooks.has("OnToolCallDelta")) {
           const block = toolBlocks.get(event.index)
           const input = { turn, index: event.index, callId: block?.id ?? "", name: block?.name ?? "", json: event.delta.json }
-          decide("OnToolCallDelta", await core.hooks.run("OnToolCallDelta", input, runSignal))
+          decide("OnToolCallDelta", await core.hooks.run("OnToolCallDelta", () => input, runSignal))
         }
       }
     }
@@ -104,7 +104,7 @@ export const streamResponse = async (
   }
   if (core.hooks.has("OnStreamComplete")) {
     const input = { turn, eventCount, usage: response.usage }
-    decide("OnStreamComplete", await core.hooks.run("OnStreamComplete", input, runSignal))
+    decide("OnStreamComplete", await core.hooks.run("OnStreamComplete", () => input, runSignal))
   }
   return { response, eventCount }
 }

@@ -78,7 +78,7 @@ export const executeBatch = async (
     const editable: ToolCall = { callId: call.callId, name: call.name, arguments: call.arguments }
     let verdict
     try {
-      verdict = await core.hooks.run("PreToolCall", { call: editable, meta: entry.meta, tool: entry.tool }, signal, (r) => {
+      verdict = await core.hooks.run("PreToolCall", () => ({ call: editable, meta: entry.meta, tool: entry.tool }), signal, (r) => {
         if (r._tag !== "RewriteArguments") return "stop"
         editable.arguments = r.arguments
         return "next"
@@ -127,7 +127,7 @@ export const executeBatch = async (
     const editable: ToolCall = { callId: job.call.callId, name: job.call.name, arguments: job.arguments }
     let verdict
     try {
-      verdict = await core.hooks.run("PostToolCall", { call: editable, result, meta: job.meta, tool: job.tool }, signal, (r) => {
+      verdict = await core.hooks.run("PostToolCall", () => ({ call: editable, result, meta: job.meta, tool: job.tool }), signal, (r) => {
         if (r._tag !== "RewriteResult") return "stop"
         result.output = r.output
         if (r.isError !== undefined) result.isError = r.isError

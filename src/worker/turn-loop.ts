@@ -79,7 +79,7 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
     control.throwIfCancelled()
     let prompt = input
     if (prompt !== undefined) {
-      const submitted = await core.hooks.run("OnPromptSubmit", { item: prompt, history: [...core.history] }, signal, (r) => {
+      const submitted = await core.hooks.run("OnPromptSubmit", () => ({ item: prompt as Item, history: [...core.history] }), signal, (r) => {
         if (r._tag !== "RewritePrompt") return "stop"
         prompt = r.item
         return "next"
@@ -121,7 +121,7 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
         await settleCalls(calls)
         continue
       }
-      const verdict = await core.hooks.run("OnTurnEnd", { turn, history: [...core.history] }, signal)
+      const verdict = await core.hooks.run("OnTurnEnd", () => ({ turn, history: [...core.history] }), signal)
       if (verdict?._tag === "ContinueWith") {
         core.history.push(...verdict.items)
         continue
@@ -151,7 +151,7 @@ const prepareRequest = async (core: WorkerCore, turn: number, signal: AbortSigna
     tools: core.tools.toolDefinitionsSorted(),
     config: core.config
   }
-  const verdict = await core.hooks.run("PreLlmRequest", { turn, context }, signal, (r) => {
+  const verdict = await core.hooks.run("PreLlmRequest", () => ({ turn, context }), signal, (r) => {
     if (r._tag !== "RewriteRequest") return "stop"
     context = r.context
     return "next"
