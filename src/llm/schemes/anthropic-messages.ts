@@ -17,7 +17,7 @@ const contentBlock = (part: ContentPart): Block | undefined => {
 }
 
 /** The raw argument text when it is a JSON object (sent verbatim, so bytes never drift); otherwise undefined. */
-export const argumentsObject = (text: string): JsonBodyValue | undefined => {
+const argumentsObject = (text: string): JsonBodyValue | undefined => {
   try {
     const parsed: unknown = JSON.parse(text)
     return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? rawJson(text) : undefined

@@ -1,0 +1,95 @@
+import type { ToolNameMap } from "../../schema/provider-tools.ts"
+import type { ContentPart, Item } from "../item.ts"
+import { type JsonBodyValue, rawJson } from "../json-body.ts"
+import type { ConfigWarning } from "../scheme.ts"
+import { isGeneratedCallId } from "./gemini-decoder.ts"
+
+type Part = { readonly [key: string]: JsonBodyValue | undefined }
+type Role = "user" | "model"
+
+const warning = (setting: string, message: string): ConfigWarning => ({ _tag: "ConfigWarning", scheme: "gemini", setting, message })
+
+const contentPart = (part: ContentPart): Part | undefined => {
+  if (part.type === "input_image") return { inlineData: { mimeType: part.mediaType, data: part.data } }
+  return part.text === "" ? undefined : { text: part.text }
+}
+
+/** The raw argument text when it is a JSON object (sent verbatim, so bytes never drift); otherwise undefined. */
+const argumentsObject = (text: string): JsonBodyValue | undefined => {
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? rawJson(text) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Gemini's own call ids go back on the call and its response; ids this library made up never do. */
+const wireId = (callId: string): string | undefined => (isGeneratedCallId(callId) ? undefined : callId)
+
+/**
+ * Converts neutral history to Gemini `contents`. Consecutive items of one role share a content (Gemini wants all
+ * responses to one turn's calls together). A function response needs the function's name, which Gemini's
+ * format does not link by id alone: it is taken from the latest earlier call with the same id; an output with
+ * no such call is left out with a warning. Errors go back as `response.error`, results as `response.output`,
+ * the two keys Gemini documents. Thought signatures go back on the part they came with.
+ */
+export const geminiContents = (
+  items: ReadonlyArray<Item>,
+  names: ToolNameMap
+): { readonly contents: ReadonlyArray<JsonBodyValue>; readonly warnings: ReadonlyArray<ConfigWarning> } => {
+  const warnings: Array<ConfigWarning> = []
+  const contents: Array<{ role: Role; parts: Array<Part> }> = []
+  const callNames = new Map<string, string>()
+
+  const append = (role: Role, part: Part): void => {
+    const last = contents.at(-1)
+    if (last !== undefined && last.role === role) last.parts.push(part)
+    else contents.push({ role, parts: [part] })
+  }
+
+  items.forEach((item, position) => {
+    switch (item.type) {
+      case "message":
+        for (const content of item.content) {
+          const part = contentPart(content)
+          if (part !== undefined) append(item.role === "user" ? "user" : "model", part)
+        }
+        return
+      case "function_call": {
+        let args = argumentsObject(item.arguments)
+        if (args === undefined) {
+          warnings.push(warning(`items[${position}].arguments`, `arguments of call ${item.callId} are not a JSON object; sent as {}`))
+          args = {}
+        }
+        const name = names.toWire(item.name)
+        callNames.set(item.callId, name)
+        append("model", { functionCall: { id: wireId(item.callId), name, args }, thoughtSignature: item.thoughtSignature })
+        return
+      }
+      case "function_call_output": {
+        const name = callNames.get(item.callId)
+        if (name === undefined) {
+          warnings.push(warning(`items[${position}]`, `output for call ${item.callId}, which no earlier function_call made; omitted`))
+          return
+        }
+        const response = item.isError ? { error: item.output } : { output: item.output }
+        append("user", { functionResponse: { id: wireId(item.callId), name, response } })
+        return
+      }
+      case "reasoning": {
+        const data = item.data
+        if (data?.provider !== "gemini") return
+        // A signature that came on an empty text part goes back the same way; thought text is marked as thought.
+        append(
+          "model",
+          item.text === ""
+            ? { text: "", thoughtSignature: data.thoughtSignature }
+            : { text: item.text, thought: true, thoughtSignature: data.thoughtSignature }
+        )
+        return
+      }
+    }
+  })
+  return { contents, warnings }
+}

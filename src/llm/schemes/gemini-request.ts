@@ -1,0 +1,46 @@
+import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
+import { jsonBody, rawJson } from "../json-body.ts"
+import type { Request } from "../request.ts"
+import type { ConfigWarning } from "../scheme.ts"
+import { resolveGeminiSettings } from "./gemini-config.ts"
+import { geminiContents } from "./gemini-contents.ts"
+
+/**
+ * The `streamGenerateContent` body, and every warning about what it had to leave out. The model is part of the
+ * URL, not the body. Key order is fixed and puts `contents` last: everything before it stays byte-identical
+ * while a conversation grows, so a cache-locked prefix can be compared as text.
+ */
+export const buildGeminiRequest = (request: Request): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
+  const names = toolNames(request.tools, "gemini")
+  const { settings, warnings } = resolveGeminiSettings(request)
+  const history = geminiContents(request.items, names)
+  const calling = settings.functionCalling
+  const generationConfig = {
+    stopSequences: settings.stopSequences,
+    maxOutputTokens: settings.maxOutputTokens,
+    temperature: settings.temperature,
+    topP: settings.topP,
+    topK: settings.topK,
+    thinkingConfig:
+      settings.thinkingBudget === undefined
+        ? undefined
+        : { thinkingBudget: settings.thinkingBudget, includeThoughts: settings.thinkingBudget !== 0 }
+  }
+  const body = jsonBody({
+    systemInstruction:
+      request.systemPrompt === undefined || request.systemPrompt === "" ? undefined : { parts: [{ text: request.systemPrompt }] },
+    tools: request.tools.length === 0 ? undefined : rawJson(toolsFragment(request.tools, "gemini")),
+    toolConfig:
+      calling === undefined
+        ? undefined
+        : {
+            functionCallingConfig:
+              "allowedFunctionNames" in calling
+                ? { mode: calling.mode, allowedFunctionNames: calling.allowedFunctionNames.map((name) => names.toWire(name)) }
+                : { mode: calling.mode }
+          },
+    generationConfig: Object.values(generationConfig).every((value) => value === undefined) ? undefined : generationConfig,
+    contents: history.contents
+  })
+  return { body, warnings: [...warnings, ...history.warnings] }
+}
