@@ -1,0 +1,88 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { Item } from "../../src/llm/item.ts"
+import { ToolServer } from "../../src/tool-server/tool-server.ts"
+import { commonPrefixLength } from "../../src/worker/cache-lock.ts"
+import { PreLlmRequest } from "../../src/worker/hooks.ts"
+import { Worker } from "../../src/worker/worker.ts"
+import { CacheLockViolation } from "../../src/worker/worker-error.ts"
+import { ScriptedClient, textResponse, toolCallResponse } from "./support/scripted-client.ts"
+import { echoDefinition } from "./support/tools.ts"
+
+describe("cache lock", () => {
+  it("records the locked prefix and keeps it byte-identical over a locked conversation", async () => {
+    const client = new ScriptedClient([(_r, n) => (n % 2 === 0 ? toolCallResponse([{ id: `c${n}`, name: "echo", args: "{}" }]) : textResponse(`answer ${n}`))])
+    const mutable = Worker.create({ client, systemPrompt: "sys", history: [Item.userText("old"), Item.assistantText("reply")] })
+    mutable.registerTool(echoDefinition())
+    const locked = mutable.lock()
+    expect(locked.lockedPrefix.historyLength).toBe(2)
+    const reports = []
+    for (let i = 0; i < 5; i++) reports.push(...(await locked.run(`q${i}`)).cache)
+    expect(reports).toHaveLength(10)
+    for (const report of reports) expect(report.locked).toEqual({ prefixBytes: locked.lockedPrefix.prefixBytes, intact: true })
+    // Each request repeats the whole previous request except its closing bytes.
+    for (const report of reports.slice(1)) {
+      expect(report.unchangedPrefixBytes).toBeGreaterThanOrEqual(locked.lockedPrefix.prefixBytes)
+      expect(report.unchangedPrefixBytes).toBeGreaterThan((report.previousRequestBytes ?? 0) - 40)
+    }
+  })
+
+  it("detects a PreLlmRequest hook rewriting a locked item", async () => {
+    const client = new ScriptedClient([textResponse("ok")])
+    const worker = Worker.create({ client, history: [Item.userText("locked one")] }).lock()
+    worker.addHook("PreLlmRequest", ({ context }) =>
+      PreLlmRequest.rewrite({ ...context, items: [Item.userText("LOCKED one"), ...context.items.slice(1)] })
+    )
+    const aborts: Array<string> = []
+    worker.addHook("OnAbort", ({ error }) => void aborts.push(error._tag))
+    const error = await worker.run("hi").catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(CacheLockViolation)
+    expect((error as CacheLockViolation).kind).toBe("prefix_bytes")
+    expect(client.requests).toHaveLength(0)
+    expect(aborts).toEqual(["CacheLockViolation"])
+  })
+
+  it("detects a rewritten system prompt; with onViolation 'warn' the run goes on with a warning", async () => {
+    const client = new ScriptedClient([textResponse("ok")])
+    const worker = Worker.create({ client, systemPrompt: "sys" }).lock({ onViolation: "warn" })
+    worker.addHook("PreLlmRequest", ({ context }) => PreLlmRequest.rewrite({ ...context, systemPrompt: "changed" }))
+    const warnings: Array<string> = []
+    worker.subscribe({ onWarning: (e) => warnings.push(e.message) })
+    const result = await worker.run("hi")
+    expect(result.status).toBe("finished")
+    expect(result.warnings).toHaveLength(1)
+    expect(warnings).toEqual(result.warnings)
+    expect(result.cache[0]?.locked?.intact).toBe(false)
+  })
+
+  it("a tool registered through another worker sharing the server breaks the lock", async () => {
+    const server = new ToolServer()
+    const locked = Worker.create({ client: new ScriptedClient([textResponse("ok")]), toolServer: server }).lock()
+    Worker.create({ client: new ScriptedClient([]), toolServer: server }).registerTool(echoDefinition())
+    await expect(locked.run("hi")).rejects.toMatchObject({ _tag: "CacheLockViolation", kind: "tool_set" })
+  })
+
+  it("unlock then edit then lock again takes a new prefix", async () => {
+    const client = new ScriptedClient([textResponse("ok")])
+    const locked = Worker.create({ client }).lock()
+    await locked.run("hi")
+    const mutable = locked.unlock()
+    mutable.setHistory([Item.userText("fresh")])
+    const relocked = mutable.lock()
+    expect(relocked.lockedPrefix.historyLength).toBe(1)
+    await expect(relocked.run("again")).resolves.toMatchObject({ status: "finished" })
+  })
+
+  it("commonPrefixLength is the length of the longest shared prefix", () => {
+    fc.assert(
+      fc.property(fc.uint8Array(), fc.uint8Array(), fc.uint8Array(), (p, a, b) => {
+        const x = new Uint8Array([...p, ...a])
+        const y = new Uint8Array([...p, ...b])
+        const n = commonPrefixLength(x, y)
+        expect(n).toBeGreaterThanOrEqual(p.length)
+        expect([...x.subarray(0, n)]).toEqual([...y.subarray(0, n)])
+        if (n < Math.min(x.length, y.length)) expect(x[n]).not.toBe(y[n])
+      })
+    )
+  })
+})
