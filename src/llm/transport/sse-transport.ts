@@ -71,6 +71,7 @@ const classifyRejection = (cause: unknown, signal: AbortSignal | undefined, time
  * released together with it, so a retried attempt never shows the consumer a second "started". Retried: statuses
  * 408/409/425/429/5xx, network failures, timeouts, a stream that ends before its terminal event, and transient
  * provider error events (overloaded, rate limited). Never retried: other 4xx, protocol errors, cancellation.
+ * The last allowed attempt is not cut short: its held events and error event reach the consumer as they are.
  *
  * End of stream: the decoder's `end()` closes any block still open. If the scheme reported a terminal status while
  * streaming (`completed` / `failed` / `cancelled`), or `end()` itself completes the response (the scheme judged it
@@ -93,7 +94,7 @@ export async function* streamSse(
     if (signal?.aborted) throw new LlmCancelled({ message: "The request was cancelled" })
     const progress = { contentYielded: false }
     try {
-      yield* runAttempt(call, options, signal, progress)
+      yield* runAttempt(call, options, signal, progress, attempt < retry.maxRetries)
       return
     } catch (thrown) {
       if (!(thrown instanceof AttemptFailure)) throw thrown
@@ -112,7 +113,8 @@ async function* runAttempt(
   call: SseCall,
   options: TransportOptions,
   signal: AbortSignal | undefined,
-  progress: { contentYielded: boolean }
+  progress: { contentYielded: boolean },
+  mayRetry: boolean
 ): AsyncGenerator<Event, void, undefined> {
   const controller = new AbortController()
   const forwardAbort = () => controller.abort()
@@ -167,7 +169,7 @@ async function* runAttempt(
     const route = (event: Event, fromEnd: boolean): ReadonlyArray<Event> => {
       // An error from `end()` describes the truncation itself, which is reported as a network error below.
       if (event.type === "error" && !fromEnd) {
-        if (!progress.contentYielded && isTransientErrorCode(event.code)) {
+        if (mayRetry && !progress.contentYielded && isTransientErrorCode(event.code)) {
           throw new AttemptFailure(new LlmProviderError({ code: event.code, message: event.message }), true)
         }
         providerError ??= { code: event.code, message: event.message }
@@ -232,7 +234,7 @@ async function* runAttempt(
     // finish_reason without [DONE]); it says so by completing from `end()`.
     const closing = decoder.end()
     const finished = terminal || closing.some((event) => event.type === "status" && event.status === "completed")
-    if (!finished && !progress.contentYielded && providerError === undefined) {
+    if (mayRetry && !finished && !progress.contentYielded && providerError === undefined) {
       throw new AttemptFailure(new LlmNetworkError({ message: "The stream ended before the provider's terminal event" }), true)
     }
     for (const event of closing) {

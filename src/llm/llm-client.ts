@@ -1,0 +1,90 @@
+import type { LlmClient } from "./client.ts"
+import { LlmConfigError } from "./llm-error.ts"
+import type { Provider } from "./providers/provider.ts"
+import { providerNames, providers } from "./providers/registry.ts"
+import { defaultRetryPolicy } from "./transport/retry-policy.ts"
+import type { RetryPolicy } from "./transport/retry-policy.ts"
+import { streamSse } from "./transport/sse-transport.ts"
+import type { TransportOptions } from "./transport/sse-transport.ts"
+import { defaultTimeouts } from "./transport/timeouts.ts"
+import type { Timeouts } from "./transport/timeouts.ts"
+
+export interface LlmClientOptions {
+  /** A built-in provider name (`openai`, `anthropic`, `gemini`, `ollama`, …) or a custom `Provider`. */
+  readonly provider: string | Provider
+  readonly model: string
+  /** Overrides the provider's environment variables. */
+  readonly apiKey?: string
+  /** Overrides the provider's base-URL variable and default. */
+  readonly baseUrl?: string
+  readonly retry?: Partial<RetryPolicy>
+  readonly timeouts?: Partial<Timeouts>
+  /** Defaults to the global `fetch`. */
+  readonly fetch?: typeof globalThis.fetch
+  /** Where keys and base URLs are looked up; defaults to `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Extra headers on every request (organisation ids, OpenRouter's `HTTP-Referer`, …); auth headers win. */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** Error bodies are for people and logs; 64 KiB holds any JSON error a provider sends. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024
+
+const resolveProvider = (provider: string | Provider): Provider => {
+  if (typeof provider !== "string") return provider
+  const found = providers.get(provider)
+  if (found === undefined) {
+    throw new LlmConfigError({ message: `Unknown provider "${provider}"; known providers: ${providerNames.join(", ")}` })
+  }
+  return found
+}
+
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === "" ? undefined : value.trim()
+
+/**
+ * Creates a client for one provider and model. Configuration is resolved here, once: an unknown provider, a
+ * missing model or a missing key for a hosted provider throws `LlmConfigError` now rather than at the first
+ * request, and later changes to the environment do not affect an existing client.
+ */
+export const createLlmClient = (options: LlmClientOptions): LlmClient => {
+  const provider = resolveProvider(options.provider)
+  const env = options.env ?? process.env
+  const model = options.model.trim()
+  if (model === "") throw new LlmConfigError({ message: `No model given for provider "${provider.name}"` })
+
+  const apiKey = nonEmpty(options.apiKey) ?? provider.apiKeyEnv.map((name) => nonEmpty(env[name])).find((key) => key !== undefined)
+  if (apiKey === undefined && provider.requiresApiKey) {
+    const where = provider.apiKeyEnv.length > 0 ? `set ${provider.apiKeyEnv.join(" or ")} or pass apiKey` : "pass apiKey"
+    throw new LlmConfigError({ message: `No API key for provider "${provider.name}": ${where}` })
+  }
+
+  const configuredBase =
+    nonEmpty(options.baseUrl) ?? (provider.baseUrlEnv === undefined ? undefined : nonEmpty(env[provider.baseUrlEnv])) ?? provider.defaultBaseUrl
+  const baseUrl = configuredBase.replace(/\/+$/, "")
+  let url: string
+  try {
+    url = new URL(provider.endpoint(baseUrl, model)).href
+  } catch {
+    throw new LlmConfigError({ message: `Base URL "${configuredBase}" for provider "${provider.name}" is not a valid URL` })
+  }
+
+  const headers = { ...options.headers, ...(apiKey === undefined ? {} : provider.authHeaders(apiKey)) }
+  const transport: TransportOptions = {
+    retry: { ...defaultRetryPolicy, ...options.retry },
+    timeouts: { ...defaultTimeouts, ...options.timeouts },
+    fetch: options.fetch ?? globalThis.fetch,
+    maxErrorBodyBytes: MAX_ERROR_BODY_BYTES
+  }
+  const scheme = provider.scheme
+
+  return {
+    scheme: scheme.name,
+    provider: provider.name,
+    model,
+    encodeRequest: (request) => scheme.encodeRequest(request),
+    validate: (request) => scheme.validate(request),
+    stream: (request, streamOptions) =>
+      streamSse({ url, headers, body: scheme.encodeRequest(request), decoder: () => scheme.decoder(request) }, transport, streamOptions?.signal)
+  }
+}

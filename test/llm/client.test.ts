@@ -1,0 +1,156 @@
+import { afterEach, describe, expect, it } from "vitest"
+import type { Event } from "../../src/llm/event.ts"
+import { Item } from "../../src/llm/item.ts"
+import { createLlmClient } from "../../src/llm/llm-client.ts"
+import type { LlmError } from "../../src/llm/llm-error.ts"
+import { providers } from "../../src/llm/providers/registry.ts"
+import type { Request } from "../../src/llm/request.ts"
+import type { SchemeName } from "../../src/llm/scheme.ts"
+import { parseSseText } from "../../src/llm/sse.ts"
+import { listTranscripts, loadTranscript, startFakeProvider } from "../support/fake-provider.ts"
+import type { FakeProvider } from "../support/fake-provider.ts"
+
+const PROVIDER_FOR: Readonly<Record<SchemeName, string>> = {
+  "openai-chat": "openai",
+  "openai-responses": "openai-responses",
+  anthropic: "anthropic",
+  gemini: "gemini"
+}
+const SCHEMES = Object.keys(PROVIDER_FOR) as ReadonlyArray<SchemeName>
+
+const weatherTool = {
+  name: "get_weather",
+  description: "Current weather for a city",
+  inputSchema: { type: "object", properties: { location: { type: "string" } }, required: ["location"], additionalProperties: false }
+} as const
+const request = (model: string): Request => ({
+  model,
+  systemPrompt: "You are terse.",
+  items: [Item.userText("What's the weather in Paris and London?")],
+  tools: [weatherTool],
+  config: { maxTokens: 256 }
+})
+
+let server: FakeProvider | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+const collect = async (stream: AsyncIterable<Event>): Promise<{ events: Array<Event>; error?: LlmError }> => {
+  const events: Array<Event> = []
+  try {
+    for await (const event of stream) events.push(event)
+    return { events }
+  } catch (error) {
+    return { events, error: error as LlmError }
+  }
+}
+
+/**
+ * Call ids a decoder generates (when the provider sends none) are unique per decoder; numbering them by first
+ * appearance compares two decodings of the same transcript.
+ */
+const withStableIds = (events: ReadonlyArray<Event>): ReadonlyArray<Event> => {
+  const ids = new Map<string, string>()
+  return events.map((event) => {
+    if (event.type !== "block_start" || event.block.kind !== "tool_use") return event
+    if (!ids.has(event.block.id)) ids.set(event.block.id, `id-${ids.size}`)
+    return { ...event, block: { ...event.block, id: ids.get(event.block.id)! } }
+  })
+}
+
+/** Tool calls as a consumer assembles them: id, name, the concatenated argument text, and whether it closed. */
+const toolCalls = (events: ReadonlyArray<Event>) => {
+  const calls = new Map<number, { id: string; name: string; json: string; stopped: boolean }>()
+  for (const event of events) {
+    if (event.type === "block_start" && event.block.kind === "tool_use") {
+      calls.set(event.index, { id: event.block.id, name: event.block.name, json: "", stopped: false })
+    } else if (event.type === "block_delta" && event.delta.kind === "input_json") {
+      const call = calls.get(event.index)
+      if (call !== undefined) call.json += event.delta.json
+    } else if (event.type === "block_stop") {
+      const call = calls.get(event.index)
+      if (call !== undefined) call.stopped = true
+    }
+  }
+  return [...calls.values()]
+}
+
+describe.each(SCHEMES)("every %s fixture through the real client", (scheme) => {
+  const names = listTranscripts(scheme)
+  const model = scheme === "gemini" ? "gemini-2.5-flash" : scheme === "anthropic" ? "claude-sonnet-4-5" : "gpt-4o-mini"
+
+  it("has recorded transcripts", () => {
+    expect(names, `no transcripts under test/fixtures/sse/${scheme}`).not.toHaveLength(0)
+  })
+
+  it.each(names)("%s", async (name) => {
+    const transcript = loadTranscript(scheme, name)
+    server = await startFakeProvider({ scheme, script: [{ kind: "stream", transcript }] })
+    const client = createLlmClient({ provider: PROVIDER_FOR[scheme], model, apiKey: "test-key", baseUrl: server.baseUrl, retry: { maxRetries: 0 } })
+    const req = request(model)
+    const { events, error } = await collect(client.stream(req))
+
+    // The transport adds nothing and loses nothing: same events as decoding the transcript in one piece.
+    const decoder = providers.get(PROVIDER_FOR[scheme])!.scheme.decoder(req)
+    const pushed = parseSseText(transcript).flatMap((message) => decoder.push(message))
+    const direct = [...pushed, ...decoder.end()]
+    expect(withStableIds(events)).toEqual(withStableIds(direct))
+    expect(server.requests).toHaveLength(1)
+    expect(server.requests[0]!.body).toBe(client.encodeRequest(req))
+
+    const failedInStream = pushed.some((e) => e.type === "error")
+    const completed = direct.some((e) => e.type === "status" && e.status === "completed")
+    if (failedInStream) expect(error?._tag).toBe("LlmProviderError")
+    else if (!completed) expect(error?._tag).toBe("LlmNetworkError")
+    else {
+      expect(error).toBeUndefined()
+      // Every tool call arrives whole: closed, with arguments that parse as a JSON object.
+      for (const call of toolCalls(events)) {
+        expect(call.stopped, `${name}: ${call.name} never closed`).toBe(true)
+        expect(call.id).not.toBe("")
+        expect(typeof JSON.parse(call.json === "" ? "{}" : call.json)).toBe("object")
+      }
+    }
+    // Whatever happened, no block is left open.
+    const opened = events.filter((e) => e.type === "block_start").map((e) => e.index)
+    const closed = events.filter((e) => e.type === "block_stop" || e.type === "block_abort").map((e) => e.index)
+    expect(new Set(closed)).toEqual(new Set(opened))
+  })
+})
+
+describe("tool-call fixtures carry complete arguments on every format", () => {
+  it.each(SCHEMES.filter((scheme) => listTranscripts(scheme).includes("parallel-tool-calls")))("%s", async (scheme) => {
+    server = await startFakeProvider({ scheme, script: [{ kind: "stream", transcript: loadTranscript(scheme, "parallel-tool-calls") }] })
+    const client = createLlmClient({ provider: PROVIDER_FOR[scheme], model: "m", apiKey: "k", baseUrl: server.baseUrl })
+    const { events, error } = await collect(client.stream(request("m")))
+    expect(error).toBeUndefined()
+    const calls = toolCalls(events)
+    expect(calls.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(calls.map((call) => call.id)).size).toBe(calls.length)
+    for (const call of calls) {
+      expect(call.stopped).toBe(true)
+      expect(Object.keys(JSON.parse(call.json) as object).length).toBeGreaterThan(0)
+    }
+  })
+})
+
+describe("createLlmClient", () => {
+  it("exposes scheme, provider, model and the scheme's encoding and validation", () => {
+    const client = createLlmClient({ provider: "anthropic", model: "claude-sonnet-4-5", apiKey: "k" })
+    expect([client.scheme, client.provider, client.model]).toEqual(["anthropic", "anthropic", "claude-sonnet-4-5"])
+    const req = request("claude-sonnet-4-5")
+    expect(client.encodeRequest(req)).toBe(providers.get("anthropic")!.scheme.encodeRequest(req))
+    expect(client.validate({ ...req, config: { topK: 5 } })).toEqual(providers.get("anthropic")!.scheme.validate({ ...req, config: { topK: 5 } }))
+  })
+
+  it("rejects an unknown provider and an empty model at creation", () => {
+    expect(() => createLlmClient({ provider: "nope", model: "m" })).toThrow(expect.objectContaining({ _tag: "LlmConfigError" }))
+    expect(() => createLlmClient({ provider: "ollama", model: "  " })).toThrow(expect.objectContaining({ _tag: "LlmConfigError" }))
+  })
+
+  it("rejects an invalid base URL at creation", () => {
+    expect(() => createLlmClient({ provider: "ollama", model: "m", baseUrl: "not a url" })).toThrow(expect.objectContaining({ _tag: "LlmConfigError" }))
+  })
+})
