@@ -26,6 +26,9 @@ export interface OpenAiChatOptions {
 
 type Names = { toWire(name: string): string }
 
+/** The reference's limit on `stop` (an array of 1 to 4 strings). */
+const MAX_STOP_SEQUENCES = 4
+
 const text = (value: string): JsonBodyValue => ({ type: "text", text: value })
 
 const userContent = (content: ReadonlyArray<ContentPart>): JsonBodyValue => {
@@ -106,8 +109,8 @@ const messages = (request: Request, names: Names): Array<JsonBodyValue> => {
 const toolChoice = (choice: ToolChoice, names: Names): JsonBodyValue =>
   choice.type === "tool" ? { type: "function", function: { name: names.toWire(choice.name) } } : choice.type
 
-const hasImageIn = (items: ReadonlyArray<Item>, role: "assistant"): boolean =>
-  items.some((item) => item.type === "message" && item.role === role && item.content.some((p) => p.type === "input_image"))
+const assistantHasImage = (items: ReadonlyArray<Item>): boolean =>
+  items.some((item) => item.type === "message" && item.role === "assistant" && item.content.some((p) => p.type === "input_image"))
 
 const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
   const warn = (setting: string, message: string) => configWarning("openai-chat", setting, message)
@@ -117,13 +120,16 @@ const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
   if (config.reasoning?.budgetTokens !== undefined) {
     out.push(warn("reasoning.budgetTokens", "OpenAI takes a reasoning effort, not a token budget; the budget is not sent"))
   }
+  if (config.stopSequences !== undefined && config.stopSequences.length > MAX_STOP_SEQUENCES) {
+    out.push(warn("stopSequences", `OpenAI takes at most ${MAX_STOP_SEQUENCES} stop sequences; only the first ${MAX_STOP_SEQUENCES} are sent`))
+  }
   if (request.tools.length === 0 && config.toolChoice !== undefined) {
     out.push(warn("toolChoice", "tool_choice needs at least one tool; it is not sent"))
   }
   if (request.tools.length === 0 && config.parallelToolCalls !== undefined) {
     out.push(warn("parallelToolCalls", "parallel_tool_calls needs at least one tool; it is not sent"))
   }
-  if (hasImageIn(request.items, "assistant")) {
+  if (assistantHasImage(request.items)) {
     out.push(warn("items", "Chat assistant messages cannot carry images; they are not sent"))
   }
   return out
@@ -150,7 +156,8 @@ export const makeOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme =>
       body[maxTokensField] = config.maxTokens
       body["temperature"] = config.temperature
       body["top_p"] = config.topP
-      body["stop"] = config.stopSequences !== undefined && config.stopSequences.length > 0 ? [...config.stopSequences] : undefined
+      const stop = config.stopSequences?.slice(0, MAX_STOP_SEQUENCES) ?? []
+      body["stop"] = stop.length > 0 ? stop : undefined
       body["reasoning_effort"] = config.reasoning?.effort
       body["stream"] = true
       body["stream_options"] = streamUsage ? { include_usage: true } : undefined

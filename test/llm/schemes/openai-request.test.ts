@@ -186,6 +186,12 @@ describe("scheme-specific encoding", () => {
     expect(openAiChatScheme.encodeRequest(request)).toContain('"stop":["END"]')
   })
 
+  it("Chat sends at most four stop sequences and warns about the rest", () => {
+    const request: Request = { ...(SCENARIOS["simple-text"] as Request), config: { stopSequences: ["a", "b", "c", "d", "e"] } }
+    expect(openAiChatScheme.encodeRequest(request)).toContain('"stop":["a","b","c","d"],')
+    expect(openAiChatScheme.validate(request).map((w) => w.setting)).toEqual(["stopSequences"])
+  })
+
   it("Chat quirks: max_tokens field and no stream_options for servers that need it", () => {
     const scheme = makeOpenAiChatScheme({ maxTokensField: "max_tokens", streamUsage: false })
     const body = scheme.encodeRequest(SCENARIOS["all-config"] as Request)

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest"
 import type { Event } from "../../../src/llm/event.ts"
 import type { Request } from "../../../src/llm/request.ts"
 import { createSseParser, parseSseText } from "../../../src/llm/sse.ts"
+import type { Item } from "../../../src/llm/item.ts"
 import { openAiResponsesScheme } from "../../../src/llm/schemes/openai-responses.ts"
 
 const fixture = (name: string) =>
@@ -158,6 +159,27 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       json(1, '{"x":1}'),
       { type: "block_stop", index: 1, stopReason: "tool_use" },
       { type: "status", status: "completed", stopReason: "tool_use" }
+    ])
+  })
+
+  it("reasoning decoded from a stream goes back unchanged in the next request", () => {
+    // The smallest collector a worker would have: thinking text + stop data → a reasoning item.
+    const events = decode("reasoning-tool-call")
+    let summary = ""
+    const items: Array<Item> = []
+    for (const event of events) {
+      if (event.type === "block_delta" && event.delta.kind === "thinking") summary += event.delta.text
+      if (event.type === "block_stop" && event.reasoning !== undefined) items.push({ type: "reasoning", text: summary, data: event.reasoning })
+    }
+    const body = JSON.parse(openAiResponsesScheme.encodeRequest({ ...request, items, config: { reasoning: { effort: "medium" } } })) as {
+      input: ReadonlyArray<unknown>
+    }
+    const done = parseSseText(fixture("reasoning-tool-call"))
+      .map((message) => JSON.parse(message.data) as { type: string; item?: { type: string } })
+      .find((event) => event.type === "response.output_item.done" && event.item?.type === "reasoning")
+    const { id, encrypted_content, summary: parts } = done?.item as { id: string; encrypted_content: string; summary: Array<{ text: string }> }
+    expect(body.input).toEqual([
+      { type: "reasoning", id, summary: [{ type: "summary_text", text: parts.map((p) => p.text).join("\n\n") }], encrypted_content }
     ])
   })
 
