@@ -162,10 +162,11 @@ export const createAnthropicDecoder = (): StreamDecoder => {
     if (block.kind === "tool_use" && !block.sawInputJson) {
       events.push({ type: "block_delta", index: block.index, delta: { kind: "input_json", json: block.initialInput } })
     }
+    // Without its signature (or redacted data) thinking cannot be sent back, so no reasoning data is claimed.
     const reasoning: ReasoningData | undefined =
-      block.kind === "thinking"
+      block.kind === "thinking" && block.signature !== ""
         ? { provider: "anthropic", signature: block.signature }
-        : block.kind === "redacted_thinking"
+        : block.kind === "redacted_thinking" && block.redactedData !== ""
           ? { provider: "anthropic", redacted: block.redactedData }
           : undefined
     events.push(

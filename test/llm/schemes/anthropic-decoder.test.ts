@@ -124,6 +124,14 @@ describe("Anthropic stream decoder", () => {
     ])
   })
 
+  it("claims no reasoning data for a thinking block that never got a signature", () => {
+    const decoder = createAnthropicDecoder()
+    const push = (data: object) => decoder.push({ event: "x", data: JSON.stringify(data) })
+    push({ type: "message_start", message: {} })
+    push({ type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } })
+    expect(push({ type: "content_block_stop", index: 0 })).toEqual([{ type: "block_stop", index: 0 }])
+  })
+
   it("skips blocks it does not model without shifting the indices of the others", () => {
     const decoder = createAnthropicDecoder()
     const push = (data: object) => decoder.push({ event: "x", data: JSON.stringify(data) })

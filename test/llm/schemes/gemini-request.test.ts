@@ -5,6 +5,7 @@ import { type FunctionCallItem, Item } from "../../../src/llm/item.ts"
 import type { Request, RequestConfig, ToolSpec } from "../../../src/llm/request.ts"
 import { geminiScheme } from "../../../src/llm/schemes/gemini.ts"
 import { GENERATED_CALL_ID_PREFIX } from "../../../src/llm/schemes/gemini-decoder.ts"
+import { parseSseText } from "../../../src/llm/sse.ts"
 
 const weather: ToolSpec = {
   name: "get_weather",
@@ -136,6 +137,34 @@ describe("Gemini request encoding", () => {
     ])
     expect(body.contents[3].parts).toEqual([{ text: "It is 9°C in Berlin." }, { text: "", thoughtSignature: "c2lnLXRleHQ=" }])
     expect(body.generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 2048, includeThoughts: true } })
+  })
+
+  it("round-trips a decoded stream: signature back on its call, made-up ids left out", () => {
+    const decoder = geminiScheme.decoder()
+    const sse = readFileSync(new URL("../../fixtures/sse/gemini/parallel-tool-calls.sse", import.meta.url), "utf8")
+    const events = [...parseSseText(sse).flatMap((message) => decoder.push(message)), ...decoder.end()]
+    const calls: Array<FunctionCallItem> = []
+    for (const event of events) {
+      if (event.type === "block_start" && event.block.kind === "tool_use") {
+        const { id, name, thoughtSignature } = event.block
+        calls.push(thoughtSignature === undefined ? Item.functionCall(id, name, "") : signedCall(id, name, "", thoughtSignature))
+      }
+      if (event.type === "block_delta" && event.delta.kind === "input_json") {
+        const call = calls.at(-1) as FunctionCallItem
+        calls[calls.length - 1] = { ...call, arguments: call.arguments + event.delta.json }
+      }
+    }
+    const body = encode({
+      model: MODEL,
+      items: [Item.userText("Weather in Paris and Tokyo?"), ...calls, ...calls.map((call) => Item.functionCallOutput(call.callId, "sunny"))],
+      tools,
+      config: {}
+    })
+    expect(body.contents[1].parts).toEqual([
+      { functionCall: { name: "get_weather", args: { location: "Paris" } }, thoughtSignature: expect.stringMatching(/^CiQB/) },
+      { functionCall: { name: "get_weather", args: { location: "Tokyo" } } }
+    ])
+    expect(body.contents[2].parts).toHaveLength(2)
   })
 
   it("finds the name of the latest call with a reused id", () => {
