@@ -20,6 +20,7 @@ const run = (decoder: StreamDecoder, text: string): Array<Event> => [
 ]
 
 const decode = (text: string): Array<Event> => run(createGeminiDecoder({ newCallId: sequentialIds() }), text)
+
 const SIG1 =
   "CiQB0e2Kb7Tp3Yx2Sh0M8y6mdNhUJ0vH6bVNq1WlU9+Xb7cKaQHR7YpvQ6lTz7CkqNRjLGH2pGm5fE0sVgqXz1jTq0e4nMfW1h3c9Zl0wXy2AoMHbP0bZVh5n3J0y9tI4yP6mTnGdL3kVqY8fF2s="
 const SIG2 =
