@@ -1,0 +1,57 @@
+/** The worker layer's public names. */
+export { Worker, MutableWorker, CacheLockedWorker } from "./worker.ts"
+export type { WorkerOptions, RunOptions, LockOptions, RunResult } from "./worker.ts"
+export {
+  Hook,
+  OnPromptSubmit,
+  PreLlmRequest,
+  StreamHook,
+  PreToolCall,
+  PostToolCall,
+  OnTurnEnd
+} from "./hooks.ts"
+export type {
+  HookPoint,
+  HookFn,
+  HookInput,
+  HookResult,
+  HookSignatures,
+  RequestContext,
+  ToolCall,
+  ToolResult,
+  Continue,
+  Cancel,
+  Abort,
+  RewritePrompt,
+  RewriteRequest,
+  RewriteArguments,
+  Skip,
+  Deny,
+  Pause,
+  RewriteResult,
+  Finish,
+  ContinueWith,
+  PromptSubmitResult,
+  PreLlmRequestResult,
+  StreamHookResult,
+  PreToolCallResult,
+  PostToolCallResult,
+  TurnEndResult
+} from "./hooks.ts"
+export type { Subscriber, WorkerEvent, WorkerEventOf } from "./subscriber.ts"
+export type { CacheReport, LockedPrefix } from "./cache-lock.ts"
+export type { ToolOutcome, ToolResultStatus } from "./tool-outcome.ts"
+export {
+  StaleWorker,
+  WorkerLocked,
+  WorkerBusy,
+  Cancelled,
+  HookAborted,
+  HookFailed,
+  ClientFailed,
+  MaxTurnsExceeded,
+  CacheLockViolation,
+  WorkerDefect,
+  isWorkerError
+} from "./worker-error.ts"
+export type { WorkerError } from "./worker-error.ts"
