@@ -280,6 +280,32 @@ describe("raw JSON Schema and Standard Schema", () => {
   })
 })
 
+describe("dispatch fast path", () => {
+  it("lets the JSON Schema check alone decide when a schema adds nothing JSON Schema cannot say", () => {
+    const input = { city: "Oslo", days: 2 }
+    for (const source of [effectWeather, zod4Weather, rawWeather]) {
+      const r = sync(makeArgumentCodec(source).decode(input))
+      expect(r.ok && r.value).toBe(input)
+    }
+  })
+
+  it("still runs the library when it checks more: Effect counts string length in UTF-16 units, JSON Schema in code points", () => {
+    const emoji = "\u{1F600}"
+    const effectCodec = makeArgumentCodec(Schema.Struct({ s: Schema.String.check(Schema.isMaxLength(1)) }))
+    expect(sync(effectCodec.decode({ s: emoji })).ok).toBe(false)
+    expect(sync(effectCodec.decode({ s: "a" }))).toEqual({ ok: true, value: { s: "a" } })
+  })
+
+  it("still runs zod for string formats, which the JSON Schema check does not enforce", () => {
+    const codec = makeArgumentCodec(z.object({ to: z.email() }))
+    expect(codec.jsonSchema["properties"]).toMatchObject({ to: { type: "string", format: "email" } })
+    expect(sync(codec.decode({ to: "a@b.co" })).ok).toBe(true)
+    const r = sync(codec.decode({ to: "nope" }))
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.issues[0]?.path).toEqual(["to"])
+  })
+})
+
 describe("formatIssues", () => {
   it("joins issues in order, one short line", () => {
     expect(

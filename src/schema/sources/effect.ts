@@ -74,6 +74,55 @@ const findHiddenNumberCheck = (root: SchemaAST.AST): boolean => {
   return visit(root)
 }
 
+/** Checks whose JSON Schema keywords mean exactly what the Effect check means. */
+const EXACT_NUMBER_CHECKS = new Set([
+  "effect/schema/isFinite", "effect/schema/isInt", "effect/schema/isBetween", "effect/schema/isGreaterThan",
+  "effect/schema/isGreaterThanOrEqualTo", "effect/schema/isLessThan", "effect/schema/isLessThanOrEqualTo"
+])
+/** Item counts agree; string lengths do not (code points in JSON Schema, UTF-16 units in Effect). */
+const EXACT_ARRAY_CHECKS = new Set(["effect/schema/isMinLength", "effect/schema/isMaxLength", "effect/schema/isLengthBetween"])
+
+const checksWithin = (checks: ReadonlyArray<Check> | undefined, allowed: ReadonlySet<string>): boolean =>
+  (checks ?? []).every((c) => {
+    if (c._tag === "FilterGroup") return checksWithin(c.checks, allowed)
+    const representation = (c.annotations as { representation?: { id?: unknown } } | undefined)?.representation
+    return allowed.has(String(representation?.id))
+  })
+
+/**
+ * True when the normalised JSON Schema already says everything this schema checks and decoding would return
+ * the input unchanged (no transformation, default, custom check or recursion). Then the JSON Schema check alone
+ * decides, and the Effect decoder is skipped on the dispatch path. Anything not recognised counts as inexact.
+ */
+const isExact = (ast: SchemaAST.AST): boolean => {
+  if (ast.encoding !== undefined) return false
+  switch (ast._tag) {
+    case "String":
+      return ast.checks === undefined || ast.checks.length === 0
+    case "Number":
+      return checksWithin(ast.checks, EXACT_NUMBER_CHECKS)
+    case "Boolean":
+    case "Null":
+    case "Undefined":
+    case "Literal":
+      return ast.checks === undefined || ast.checks.length === 0
+    case "Union":
+      return (ast.checks === undefined || ast.checks.length === 0) && ast.types.every(isExact)
+    case "Arrays":
+      return (
+        checksWithin(ast.checks, EXACT_ARRAY_CHECKS) && ast.elements.length === 0 && ast.rest.every(isExact)
+      )
+    case "Objects":
+      return (
+        (ast.checks === undefined || ast.checks.length === 0) &&
+        ast.indexSignatures.length === 0 &&
+        ast.propertySignatures.every((p) => isExact(p.type))
+      )
+    default:
+      return false
+  }
+}
+
 const NO_ARGUMENTS: JsonSchema = { type: "object", properties: {}, additionalProperties: false }
 
 const effectJsonSchema = (schema: EffectArgumentSchema): JsonSchema => {
@@ -96,6 +145,7 @@ export const fromEffect = <S extends EffectArgumentSchema>(schema: S): SchemaSou
     })
   }
   const jsonSchema = isEmptyStruct(schema.ast) ? NO_ARGUMENTS : effectJsonSchema(schema)
+  if (isExact(schema.ast)) return { jsonSchema, refine: undefined }
   const decode = Schema.decodeUnknownResult(Schema.toCodecJson(schema), { onExcessProperty: "error", errors: "all" })
   return {
     jsonSchema,

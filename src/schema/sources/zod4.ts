@@ -16,10 +16,66 @@ export const isZod4Schema = (u: unknown): u is Zod4ArgumentSchema =>
  */
 export const fromZod4 = <S extends Zod4ArgumentSchema>(schema: S): SchemaSource<z.output<S>> => ({
   jsonSchema: z.toJSONSchema(schema, { io: "input", target: "draft-2020-12" }) as JsonSchema,
-  refine: (input): DecodeResult<z.output<S>> => {
-    const result = schema.safeParse(input)
-    return result.success
-      ? { ok: true, value: result.data }
-      : { ok: false, issues: result.error.issues.map((i) => ({ path: issuePath(i.path), message: i.message })) }
-  }
+  refine: isExact(schema)
+    ? undefined
+    : (input): DecodeResult<z.output<S>> => {
+        const result = schema.safeParse(input)
+        return result.success
+          ? { ok: true, value: result.data }
+          : { ok: false, issues: result.error.issues.map((i) => ({ path: issuePath(i.path), message: i.message })) }
+      }
 })
+
+interface Def {
+  readonly type: string
+  readonly checks?: ReadonlyArray<{ readonly _zod: { readonly def: { readonly check: string; readonly format?: string } } }>
+  readonly shape?: Readonly<Record<string, Zod4ArgumentSchema>>
+  readonly catchall?: Zod4ArgumentSchema
+  readonly element?: Zod4ArgumentSchema
+  readonly innerType?: Zod4ArgumentSchema
+  readonly options?: ReadonlyArray<Zod4ArgumentSchema>
+}
+
+const NUMBER_CHECKS = new Set(["greater_than", "less_than"])
+/** Item counts agree; string lengths do not (code points in JSON Schema, UTF-16 units in zod). */
+const ARRAY_CHECKS = new Set(["min_length", "max_length", "length_equals"])
+
+const checksWithin = (def: Def, allowed: ReadonlySet<string>): boolean =>
+  (def.checks ?? []).every((c) => {
+    const d = c._zod.def
+    return allowed.has(d.check) || (d.check === "number_format" && d.format === "safeint")
+  })
+
+/**
+ * True when the normalised JSON Schema already says everything this schema checks and parsing would return an
+ * equal value (no transform, default, refinement, format or string-length check). Then the JSON Schema check
+ * alone decides and zod is skipped on the dispatch path. Anything not recognised counts as inexact.
+ */
+const isExact = (schema: Zod4ArgumentSchema): boolean => {
+  const def = schema._zod.def as Def
+  switch (def.type) {
+    case "string":
+    case "boolean":
+    case "null":
+    case "enum":
+    case "literal":
+      return (def.checks ?? []).length === 0
+    case "number":
+      return checksWithin(def, NUMBER_CHECKS)
+    case "optional":
+    case "nullable":
+      return def.innerType !== undefined && isExact(def.innerType)
+    case "union":
+      return (def.checks ?? []).length === 0 && (def.options ?? []).every(isExact)
+    case "array":
+      return def.element !== undefined && checksWithin(def, ARRAY_CHECKS) && isExact(def.element)
+    case "object":
+      return (
+        (def.checks ?? []).length === 0 &&
+        def.catchall === undefined &&
+        Object.values(def.shape ?? {}).every(isExact)
+      )
+    default:
+      return false
+  }
+}
