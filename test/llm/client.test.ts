@@ -1,3 +1,4 @@
+import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 import type { Event } from "../../src/llm/event.ts"
 import { Item } from "../../src/llm/item.ts"
@@ -117,6 +118,33 @@ describe.each(SCHEMES)("every %s fixture through the real client", (scheme) => {
     const opened = events.filter((e) => e.type === "block_start").map((e) => e.index)
     const closed = events.filter((e) => e.type === "block_stop" || e.type === "block_abort").map((e) => e.index)
     expect(new Set(closed)).toEqual(new Set(opened))
+  })
+})
+
+describe("chunk boundaries", () => {
+  const fixtures = SCHEMES.flatMap((scheme) => listTranscripts(scheme).map((name) => ({ scheme, name })))
+
+  it("any split of any fixture into writes gives the same events", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...fixtures),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 30 }),
+        async ({ scheme, name }, fractions) => {
+          const transcript = loadTranscript(scheme, name)
+          const length = Buffer.byteLength(transcript)
+          const run = async (splitAt: ReadonlyArray<number>) => {
+            server = await startFakeProvider({ scheme, script: [{ kind: "stream", transcript, splitAt }] })
+            const client = createLlmClient({ provider: PROVIDER_FOR[scheme], model: "m", apiKey: "k", baseUrl: server.baseUrl, retry: { maxRetries: 0 } })
+            const result = await collect(client.stream(request("m")))
+            await server.close()
+            server = undefined
+            return { events: withStableIds(result.events), error: result.error?._tag }
+          }
+          expect(await run(fractions.map((f) => Math.floor(f * length)))).toEqual(await run([]))
+        }
+      ),
+      { numRuns: 40 }
+    )
   })
 })
 

@@ -356,6 +356,18 @@ describe("cancellation", () => {
     expect(server?.requests).toHaveLength(1)
   })
 
+  it("stopping iteration early hangs up", async () => {
+    const h = await harness([{ kind: "stream", transcript: CHAT, stallAfterEvents: 3 }])
+    server = server!
+    const url = `${server.baseUrl}/chat/completions`
+    const options: TransportOptions = { retry: defaultRetryPolicy, timeouts: defaultTimeouts, fetch, maxErrorBodyBytes: 1024 }
+    for await (const event of streamSse({ url, headers: {}, body: "{}", decoder: () => openAiChatScheme.decoder(request) }, options)) {
+      if (event.type === "block_start") break
+    }
+    await server.requests[0]!.disconnected
+    expect(h.sleeps).toEqual([])
+  })
+
   it("an already-aborted signal sends nothing", async () => {
     const h = await harness([ok])
     expect((await h.run(AbortSignal.abort())).error?._tag).toBe("LlmCancelled")
@@ -395,8 +407,17 @@ describe("eventStream (Effect)", () => {
     const fiber = Effect.runFork(Stream.runCollect(eventStream(client(`${server.baseUrl}/chat/completions`), request)))
     await new Promise((resolve) => setTimeout(resolve, 150))
     await Effect.runPromise(Fiber.interrupt(fiber))
-    // The stalled response would keep the server busy forever if the request were still open.
-    await expect(server.close()).resolves.toBeUndefined()
-    server = undefined
+    // The reply is stalled: only the client hanging up closes this connection.
+    await server.requests[0]!.disconnected
+  })
+})
+
+describe("readCapped", () => {
+  it("marks truncation only when the body really was longer", async () => {
+    const { readCapped } = await import("../../src/llm/transport/read-capped.ts")
+    const body = (text: string) => new Response(text).body
+    expect(await readCapped(body("abc"), 3)).toBe("abc")
+    expect(await readCapped(body("abcd"), 3)).toBe("abc… [truncated at 3 bytes]")
+    expect(await readCapped(null, 3)).toBe("")
   })
 })

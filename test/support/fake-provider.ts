@@ -44,6 +44,8 @@ export interface RecordedRequest {
   readonly path: string
   readonly headers: IncomingHttpHeaders
   readonly body: string
+  /** Settles when the connection closes; a stalled reply closes only if the client hangs up (or on `close()`). */
+  readonly disconnected: Promise<void>
 }
 
 export interface FakeProvider {
@@ -148,9 +150,10 @@ export const startFakeProvider = async (options: FakeProviderOptions): Promise<F
   const requests: Array<RecordedRequest> = []
   const server = createServer((request, response) => {
     void (async () => {
+      const disconnected = new Promise<void>((resolve) => response.once("close", () => resolve()))
       const body = await readBody(request)
       const path = request.url ?? ""
-      requests.push({ method: request.method ?? "", path, headers: request.headers, body })
+      requests.push({ method: request.method ?? "", path, headers: request.headers, body, disconnected })
       if (request.method !== "POST" || !route.path.test(path)) {
         response.writeHead(404, { "content-type": "application/json" }).end(`{"error":"no route for ${request.method} ${path}"}`)
         return

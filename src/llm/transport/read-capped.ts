@@ -9,14 +9,14 @@ export const readCapped = async (body: ReadableStream<Uint8Array> | null, maxByt
   let text = ""
   let bytes = 0
   try {
-    while (bytes < maxBytes) {
+    for (;;) {
       const { done, value } = await reader.read()
       if (done) return text + decoder.decode()
       const take = value.subarray(0, maxBytes - bytes)
       bytes += take.length
       text += decoder.decode(take, { stream: true })
+      if (take.length < value.length) return `${text + decoder.decode()}… [truncated at ${maxBytes} bytes]`
     }
-    return `${text + decoder.decode()}… [truncated at ${maxBytes} bytes]`
   } finally {
     await reader.cancel().catch(() => undefined)
   }
