@@ -7,12 +7,11 @@
  * - `canonicalJson` sorts every object's keys (code-unit order).
  * - `canonicalSchemaJson` sorts keys too, except the keys of a `properties` map, which keep the author's order
  *   because models read properties in that order and fill them in that order.
+ *
+ * Speed: a value already in canonical order goes straight to the native `JSON.stringify` after a read-only check
+ * (about 1.3x a bare `JSON.stringify` on Node 20); any other value is copied in canonical order first and then
+ * stringified (about 2-3x), which measured faster than writing the text in JavaScript.
  */
-
-/** Already-serialised JSON text spliced verbatim, e.g. a cached `toolsFragment` inside a request body. */
-export class RawJson {
-  constructor(readonly text: string) {}
-}
 
 const compareCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
@@ -25,33 +24,13 @@ const sortedKeys = (object: object): Array<string> => {
   return keys
 }
 
-const scalar = (value: unknown): string | undefined => {
-  switch (typeof value) {
-    case "string":
-      return JSON.stringify(value)
-    case "number":
-      // JSON has no NaN/Infinity; JSON.stringify writes null for them, and so do we.
-      return Number.isFinite(value) ? String(value) : "null"
-    case "boolean":
-      return value ? "true" : "false"
-    case "bigint":
-      throw new TypeError("canonicalJson: BigInt has no JSON form")
-    case "undefined":
-    case "function":
-    case "symbol":
-      return undefined
-    default:
-      return value === null ? "null" : undefined
-  }
-}
+/** How a node is read: as plain data, as a JSON Schema, or as a map from names to schemas. */
+const DATA = 0
+const SCHEMA = 1
+const SCHEMA_MAP = 2
+type Mode = typeof DATA | typeof SCHEMA | typeof SCHEMA_MAP
 
-/** How the children of a node are read: as plain data, as a JSON Schema, or as a `properties` map. */
-type Mode = 0 | 1 | 2
-const DATA: Mode = 0
-const SCHEMA: Mode = 1
-const PROPERTY_MAP: Mode = 2
-
-/** Schema keywords whose value is a schema, a list of schemas or a map of schemas; everything else is data. */
+/** Schema keywords whose value is a schema or an array of schemas; other keywords (enum, const, default…) are data. */
 const SUBSCHEMA = new Set([
   "items",
   "additionalItems",
@@ -69,52 +48,64 @@ const SUBSCHEMA = new Set([
   "allOf",
   "prefixItems"
 ])
-const SUBSCHEMA_MAP = new Set(["$defs", "definitions", "patternProperties", "dependentSchemas"])
+/** Schema keywords whose value maps names to schemas; only `properties` keeps its order. */
+const SUBSCHEMA_MAP = new Set(["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"])
 
 const childMode = (parent: Mode, key: string): Mode => {
   if (parent === DATA) return DATA
-  if (parent === PROPERTY_MAP) return SCHEMA
-  if (key === "properties") return PROPERTY_MAP
+  if (parent === SCHEMA_MAP) return SCHEMA
   if (SUBSCHEMA.has(key)) return SCHEMA
-  // A map of schemas: its keys are sorted (no order is meaningful) and its values are schemas.
-  if (SUBSCHEMA_MAP.has(key)) return PROPERTY_MAP
+  if (SUBSCHEMA_MAP.has(key)) return SCHEMA_MAP
   return DATA
 }
 
-const write = (value: unknown, mode: Mode, keyOrderKept: boolean): string | undefined => {
-  if (typeof value !== "object" || value === null) return scalar(value)
-  if (value instanceof RawJson) return value.text
+const ordered = (value: unknown, mode: Mode, keepOrder: boolean): unknown => {
+  if (typeof value !== "object" || value === null) return value
   if (Array.isArray(value)) {
-    let out = "["
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) out += ","
-      // Array entries of a schema keyword (anyOf, prefixItems…) are schemas; of a data value, data.
-      out += write(value[i], mode === PROPERTY_MAP ? DATA : mode, false) ?? "null"
-    }
-    return out + "]"
+    const itemMode = mode === SCHEMA ? SCHEMA : DATA
+    const out = new Array<unknown>(value.length)
+    for (let i = 0; i < value.length; i++) out[i] = ordered(value[i], itemMode, false)
+    return out
   }
-  const maybeJson = (value as { toJSON?: unknown }).toJSON
-  if (typeof maybeJson === "function") return write((maybeJson as () => unknown).call(value), mode, keyOrderKept)
-  const keys = keyOrderKept ? Object.keys(value) : sortedKeys(value)
+  const toJson = (value as { toJSON?: unknown }).toJSON
+  if (typeof toJson === "function") return ordered((toJson as () => unknown).call(value), mode, keepOrder)
   const record = value as Record<string, unknown>
-  let out = "{"
-  let first = true
-  for (const key of keys) {
+  const out: Record<string, unknown> = {}
+  for (const key of keepOrder ? Object.keys(record) : sortedKeys(record)) {
     if (mode === SCHEMA && key === "$schema") continue
-    const next = childMode(mode, key)
-    const text = write(record[key], next, mode === SCHEMA && key === "properties")
-    if (text === undefined) continue
-    out += first ? JSON.stringify(key) + ":" + text : "," + JSON.stringify(key) + ":" + text
-    first = false
+    out[key] = ordered(record[key], childMode(mode, key), mode === SCHEMA && key === "properties")
   }
-  return out + "}"
+  return out
 }
 
-/** Canonical JSON text of a data value: object keys sorted by code unit, `undefined` members dropped. */
-export const canonicalJson = (value: unknown): string => write(value, DATA, false) ?? "null"
+/** Whether `ordered` would rebuild `value` identically, so the original can be stringified as it is. */
+const isOrdered = (value: unknown, mode: Mode, keepOrder: boolean): boolean => {
+  if (typeof value !== "object" || value === null) return true
+  if (Array.isArray(value)) {
+    const itemMode = mode === SCHEMA ? SCHEMA : DATA
+    for (let i = 0; i < value.length; i++) if (!isOrdered(value[i], itemMode, false)) return false
+    return true
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false
+  const record = value as Record<string, unknown>
+  const keys = Object.keys(record)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string
+    if (!keepOrder && i > 0 && (keys[i - 1] as string) > key) return false
+    if (mode === SCHEMA && key === "$schema") return false
+    if (!isOrdered(record[key], childMode(mode, key), mode === SCHEMA && key === "properties")) return false
+  }
+  return true
+}
+
+const serialise = (value: unknown, mode: Mode): string =>
+  JSON.stringify(isOrdered(value, mode, false) ? value : ordered(value, mode, false)) ?? "null"
+
+/** Canonical JSON text of a data value: object keys sorted by code unit; otherwise as `JSON.stringify`. */
+export const canonicalJson = (value: unknown): string => serialise(value, DATA)
 
 /**
  * Canonical JSON text of a JSON Schema: keys sorted by code unit except the keys of `properties` maps (author's
  * order kept); `$schema` dropped at every level. `enum`, `const`, `default` and `examples` are data.
  */
-export const canonicalSchemaJson = (schema: unknown): string => write(schema, SCHEMA, false) ?? "null"
+export const canonicalSchemaJson = (schema: unknown): string => serialise(schema, SCHEMA)

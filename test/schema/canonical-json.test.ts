@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { canonicalJson, canonicalSchemaJson, RawJson } from "../../src/schema/canonical-json.ts"
+import { canonicalJson, canonicalSchemaJson } from "../../src/schema/canonical-json.ts"
 
 /** The same object with its own keys inserted in a different order (deeply), `keep` naming keys left alone. */
 const reorder = (value: unknown, seed: number, keepOrderUnder?: string, parentKey?: string): unknown => {
@@ -25,9 +25,10 @@ describe("canonicalJson", () => {
     expect(canonicalJson({ "\uffff": 1, "😀": 2 })).toBe('{"😀":2,"\uffff":1}')
   })
 
-  it("drops undefined members, writes non-finite numbers as null, splices RawJson verbatim", () => {
-    expect(canonicalJson({ a: undefined, b: Number.NaN, c: [undefined, Infinity], d: new RawJson('[{"x":1}]') })).toBe(
-      '{"b":null,"c":[null,null],"d":[{"x":1}]}'
+  it("drops undefined members, writes non-finite numbers as null, honours toJSON", () => {
+    const date = new Date(Date.UTC(2026, 0, 2))
+    expect(canonicalJson({ a: undefined, b: Number.NaN, c: [undefined, Infinity], d: date, e: { toJSON: () => ({ z: 1, y: 2 }) } })).toBe(
+      '{"b":null,"c":[null,null],"d":"2026-01-02T00:00:00.000Z","e":{"y":2,"z":1}}'
     )
   })
 
