@@ -177,7 +177,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
     const done = parseSseText(fixture("reasoning-tool-call"))
       .map((message) => JSON.parse(message.data) as { type: string; item?: { type: string } })
       .find((event) => event.type === "response.output_item.done" && event.item?.type === "reasoning")
-    const { id, encrypted_content, summary: parts } = done?.item as { id: string; encrypted_content: string; summary: Array<{ text: string }> }
+    const { id, encrypted_content, summary: parts } = done?.item as unknown as { id: string; encrypted_content: string; summary: Array<{ text: string }> }
     expect(body.input).toEqual([
       { type: "reasoning", id, summary: [{ type: "summary_text", text: parts.map((p) => p.text).join("\n\n") }], encrypted_content }
     ])
