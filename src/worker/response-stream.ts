@@ -1,6 +1,7 @@
 import type { Event } from "../llm/event.ts"
 import type { Request } from "../llm/request.ts"
 import { type AssistantResponse, ResponseCollector } from "../timeline/assistant-response.ts"
+import { describeIssue } from "../timeline/protocol-issue.ts"
 import { Timeline } from "../timeline/timeline.ts"
 import { childController, raceAbort } from "./cancellation.ts"
 import type { StreamHookResult } from "./hooks.ts"
@@ -99,6 +100,8 @@ export const streamResponse = async (
   }
   timeline.finish()
   const response = collector.result()
+  // A malformed stream costs only the broken event or block; the UI is told what was dropped.
+  for (const issue of response.issues) core.hub.emit({ type: "warning", message: `stream protocol issue: ${describeIssue(issue)}` })
   for (const block of collector.toolCalls.blocks) {
     core.hub.emit({ type: "tool_call_completed", turn, index: block.index, call: block.call })
   }

@@ -42,6 +42,28 @@ describe("subscribers", () => {
     expect(seen.length).toBe(before)
   })
 
+  it("a block left open by the stream is reported as a warning and left out of history", async () => {
+    const worker = Worker.create({
+      client: new ScriptedClient([
+        {
+          events: [
+            { type: "block_start", index: 0, block: { kind: "text" } },
+            { type: "block_delta", index: 0, delta: { kind: "text", text: "complete" } },
+            { type: "block_stop", index: 0 },
+            { type: "block_start", index: 1, block: { kind: "tool_use", id: "c", name: "echo" } },
+            { type: "block_delta", index: 1, delta: { kind: "input_json", json: '{"v"' } }
+          ]
+        }
+      ])
+    })
+    worker.registerTool(echoDefinition())
+    const warnings: Array<string> = []
+    worker.subscribe({ onWarning: (e) => warnings.push(e.message) })
+    const result = await worker.run("hi")
+    expect(warnings).toEqual(["stream protocol issue: tool_use block 1 was never stopped"])
+    expect(result.items.map((i) => i.type)).toEqual(["message", "message"])
+  })
+
   it("a throwing subscriber does not break the run", async () => {
     const worker = Worker.create({ client: new ScriptedClient([textResponse("ok")]) })
     worker.subscribe({
