@@ -4,7 +4,7 @@ import type { ToolSpec } from "../../src/llm/request.ts"
 import { toGeminiSubsetSchema } from "../../src/schema/dialects/gemini.ts"
 import { toStrictSchema } from "../../src/schema/dialects/openai-strict.ts"
 import type { JsonSchema } from "../../src/schema/json-schema.ts"
-import { restoreStrictArguments, toolsFragment, type ToolDialect } from "../../src/schema/provider-tools.ts"
+import { restoreStrictArguments, ToolNameRejected, toolsFragment, type ToolDialect } from "../../src/schema/provider-tools.ts"
 import { goldenTools } from "../fixtures/tool-definitions/tool-set.ts"
 
 const dialects: ReadonlyArray<ToolDialect> = ["openai-chat", "openai-responses", "anthropic", "gemini"]
@@ -144,6 +144,12 @@ describe("toolsFragment", () => {
     expect(afterFirst).toBeGreaterThan(0)
     expect(toolsFragment(tools, "anthropic")).toBe(first)
     expect(reads).toBe(afterFirst)
+  })
+
+  it("throws ToolNameRejected instead of building a body the provider would refuse", () => {
+    const tools = [{ name: "2fa.check", description: "d", inputSchema: closed({}) }]
+    expect(() => toolsFragment(tools, "gemini")).toThrow(ToolNameRejected)
+    expect(JSON.parse(toolsFragment(tools, "anthropic"))[0].name).toBe("2fa_check")
   })
 
   it("gives [] for an empty tool set", () => {

@@ -108,7 +108,8 @@ const rewrite = (schema: JsonValue, path: string, depth: number, walk: Walk): Js
   }
   if (depth > MAX_DEPTH) walk.problems.push({ path, message: `nesting deeper than ${MAX_DEPTH} levels` })
   const out: Record<string, JsonValue> = {}
-  for (const key of Object.keys(schema)) {
+  // Keys visited in code-unit order so the result is usually canonical already and serialises without a copy.
+  for (const key of Object.keys(schema).sort()) {
     const value = schema[key] as JsonValue
     if (DROPPABLE_ANNOTATIONS.has(key)) continue
     if (!STRICT_KEYWORDS.has(key)) {
