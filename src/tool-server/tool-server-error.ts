@@ -1,4 +1,5 @@
 import { Data } from "effect"
+import type { SchemaLint } from "../schema/lint.ts"
 import type { ToolError } from "../tool/tool-error.ts"
 
 /** A tool with this name is already registered (or appears twice in one batch). Nothing was registered. */
@@ -9,6 +10,8 @@ export class RegistrationFailed extends Data.TaggedError("RegistrationFailed")<{
   readonly name: string | undefined
   readonly message: string
   readonly cause?: unknown
+  /** The provider lint errors that refused the tool, when that was the reason. */
+  readonly lint?: ReadonlyArray<SchemaLint>
 }> {}
 
 /** No tool of that name is registered. */

@@ -37,8 +37,23 @@ export class ToolRegistry {
     return this.sorted
   }
 
+  private readonly wire = new Map<string, Map<string, string>>()
+
+  /** Provider spelling → neutral name for every registered tool, built once per dialect and kept up to date. */
+  wireNames(dialect: string, spell: (name: string) => string): ReadonlyMap<string, string> {
+    let names = this.wire.get(dialect)
+    if (names === undefined) {
+      names = new Map()
+      for (const name of this.entries.keys()) names.set(spell(name), name)
+      this.wire.set(dialect, names)
+    }
+    return names
+  }
+
   commit(batch: ReadonlyArray<ToolEntry>): void {
     for (const entry of batch) this.entries.set(entry.meta.name, entry)
+    // Dropping the spelling caches is cheaper than teaching them every dialect's rule; the next check rebuilds.
+    this.wire.clear()
     this.sorted = undefined
     this.version++
   }

@@ -3,7 +3,7 @@ import type { LlmClient } from "../llm/client.ts"
 import { Item } from "../llm/item.ts"
 import type { RequestConfig } from "../llm/request.ts"
 import type { ToolDefinition } from "../tool/tool.ts"
-import { registerDefinitions } from "../tool-server/registration.ts"
+import { type RegistrationReport, registerDefinitions } from "../tool-server/registration.ts"
 import { ToolServer, type ToolServerHandle } from "../tool-server/tool-server.ts"
 import { type LockedPrefix, takeLock } from "./cache-lock.ts"
 import { RunControl } from "./cancellation.ts"
@@ -179,16 +179,18 @@ export class MutableWorker extends WorkerBase {
   }
 
   /**
-   * Registers one tool: its factory runs now, once. Throws `DuplicateName` or `RegistrationFailed` and registers
-   * nothing on failure.
+   * Registers one tool: its factory runs now, once. The schema and name are linted against this worker's
+   * provider: what it would refuse throws `RegistrationFailed`, what it would degrade comes back as warnings.
+   * Throws `DuplicateName` or `RegistrationFailed` and registers nothing on failure.
    */
-  registerTool(definition: ToolDefinition): void {
-    registerDefinitions(this.idle("registerTool").tools, [definition])
+  registerTool(definition: ToolDefinition): RegistrationReport {
+    return this.registerTools([definition])
   }
 
-  /** Registers a batch all-or-nothing. */
-  registerTools(definitions: Iterable<ToolDefinition>): void {
-    registerDefinitions(this.idle("registerTools").tools, definitions)
+  /** Registers a batch all-or-nothing (see `registerTool`). */
+  registerTools(definitions: Iterable<ToolDefinition>): RegistrationReport {
+    const core = this.idle("registerTools")
+    return registerDefinitions(core.tools, definitions, { lintTargets: [core.client.scheme] })
   }
 
   setSystemPrompt(prompt: string | undefined): void {
