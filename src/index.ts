@@ -1,0 +1,67 @@
+/**
+ * llm-worker's public surface. Nothing else is importable from outside the package (see `exports` in
+ * package.json); in particular tool registration is reachable only through `MutableWorker.registerTool(s)`.
+ */
+
+// Schema: argument schemas, JSON Schema, provider dialects and lint.
+export type { JsonSchema, JsonObject, JsonValue } from "./schema/json-schema.ts"
+export type { ArgumentCodec, ArgumentIssue, DecodeResult } from "./schema/argument-codec.ts"
+export { makeArgumentCodec, formatIssues, jsonSchema } from "./schema/codec.ts"
+export type { ArgumentSchema, InferArguments, TypedJsonSchema } from "./schema/codec.ts"
+export { normalizeJsonSchema, RecursiveSchemaError, UnsupportedSchemaError } from "./schema/normalize.ts"
+export { canonicalJson, canonicalSchemaJson } from "./schema/canonical-json.ts"
+export {
+  toolsFragment,
+  geminiSubsetToolsFragment,
+  toolNames,
+  restoreStrictArguments,
+  ToolNameRejected
+} from "./schema/provider-tools.ts"
+export type { ToolDialect, ToolNameMap } from "./schema/provider-tools.ts"
+export { lintToolSpec, lintToolSet } from "./schema/lint.ts"
+export type { SchemaLint, LintTarget, LintOptions } from "./schema/lint.ts"
+
+// Tools.
+export { ToolMeta, InvalidToolName, TOOL_NAME_PATTERN } from "./tool/tool-meta.ts"
+export type { ToolContext, ToolDefinition } from "./tool/tool.ts"
+export { ToolError, InvalidArgument, ExecutionFailed, Internal } from "./tool/tool-error.ts"
+export { defineTool } from "./tool/define-tool.ts"
+export type { ToolConfig, TypedToolDefinition } from "./tool/define-tool.ts"
+export { toolGroup } from "./tool/tool-group.ts"
+export type { MethodToolConfig, CheckedMethods } from "./tool/tool-group.ts"
+export { toolFailure, isToolFailure } from "./tool/tool-failure.ts"
+export type { ToolFailure } from "./tool/tool-failure.ts"
+export { Tool } from "./tool/tool-namespace.ts"
+
+// Tool server.
+export { ToolServer, ToolServerHandle } from "./tool-server/tool-server.ts"
+export type { CallToolOptions } from "./tool-server/tool-server.ts"
+export type { RegistrationReport } from "./tool-server/registration.ts"
+export {
+  DuplicateName,
+  RegistrationFailed,
+  ToolNotFound,
+  ToolExecution,
+  ToolTimeout,
+  ToolCancelled,
+  isToolCallError
+} from "./tool-server/tool-server-error.ts"
+export type { ToolCallError, ToolRegistrationError, ToolServerError } from "./tool-server/tool-server-error.ts"
+
+// LLM clients: neutral items, requests and events; schemes; providers; transport.
+export * from "./llm/index.ts"
+
+// Timeline.
+export { Timeline, TimelineMisuse } from "./timeline/timeline.ts"
+export type { TimelineState } from "./timeline/timeline.ts"
+export type { BlockKind, BlockScope, BlockStart, BlockPosition } from "./timeline/block-scope.ts"
+export type { ProtocolIssue } from "./timeline/protocol-issue.ts"
+export { TextCollector } from "./timeline/text-collector.ts"
+export { ReasoningCollector } from "./timeline/reasoning-collector.ts"
+export { ToolCallCollector } from "./timeline/tool-call-collector.ts"
+export { UsageCollector } from "./timeline/usage-collector.ts"
+export { ResponseCollector, assistantItems } from "./timeline/assistant-response.ts"
+export type { AssistantResponse } from "./timeline/assistant-response.ts"
+
+// Worker.
+export * from "./worker/index.ts"
