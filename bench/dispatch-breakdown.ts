@@ -1,0 +1,83 @@
+/**
+ * Where a `callTool` spends its time: each step of the dispatch path timed on its own, for the same weather
+ * tool as `bench/dispatch.ts`. Steps are measured in isolation, so they do not add up exactly to the whole
+ * (isolated steps run hotter), but they show which step a change should target.
+ */
+import { Schema } from "effect"
+import { z } from "zod"
+import { jsonSchema } from "../src/schema/codec.ts"
+import { defineTool } from "../src/tool/define-tool.ts"
+import type { ToolContext } from "../src/tool/tool.ts"
+import { registerDefinitions } from "../src/tool-server/registration.ts"
+import { ToolServer } from "../src/tool-server/tool-server.ts"
+import { formatNs, markdownTable, printHeader } from "./support/report.ts"
+import { timeOp } from "./support/timing.ts"
+
+const VALID = '{"city":"Lisbon","days":3}'
+
+interface WeatherArgs {
+  readonly city: string
+  readonly days?: number | undefined
+}
+
+const forecast = async ({ city, days }: WeatherArgs) => ({ city, days: days ?? 1, forecast: "sunny", highC: 24 })
+
+const sources = {
+  "raw JSON Schema": jsonSchema<WeatherArgs>({
+    type: "object",
+    properties: { city: { type: "string" }, days: { type: "integer", minimum: 1, maximum: 14 } },
+    required: ["city"],
+    additionalProperties: false
+  }),
+  "zod 4": z.object({ city: z.string(), days: z.int().min(1).max(14).optional() }),
+  "Effect Schema": Schema.Struct({
+    city: Schema.String,
+    days: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 14 })))
+  })
+} as const
+
+const main = async (): Promise<void> => {
+  printHeader("Dispatch breakdown: the steps of one `callTool`")
+  const parsed: unknown = JSON.parse(VALID)
+  const output = await forecast({ city: "Lisbon", days: 3 })
+  const rows: Array<ReadonlyArray<string>> = []
+  const row = async (step: string, op: () => unknown): Promise<void> => {
+    const t = await timeOp(op)
+    rows.push([step, formatNs(t.avg), formatNs(t.p50)])
+  }
+
+  await row("`JSON.parse` of the argument text", () => JSON.parse(VALID))
+  for (const [name, schema] of Object.entries(sources)) {
+    const definition = defineTool({ name: "weather", description: "d", parameters: schema, execute: forecast })
+    await row(`\`codec.decode\` (${name}: JSON Schema check${name === "raw JSON Schema" ? "" : " + library decode"})`, () =>
+      definition.codec.decode(parsed)
+    )
+  }
+  await row("await the async handler", () => forecast({ city: "Lisbon", days: 3 }))
+  await row("`JSON.stringify` of the result", () => JSON.stringify(output))
+
+  const definition = defineTool({ name: "weather", description: "d", parameters: sources["raw JSON Schema"], execute: forecast })
+  const [meta, tool] = definition()
+  const context: ToolContext = { callId: "call_1", signal: new AbortController().signal, meta }
+  await row("`tool.execute` (raw JSON Schema), no server", () => tool.execute(VALID, context))
+  const handle = new ToolServer().handle()
+  registerDefinitions(handle, [definition])
+  await row("`handle.callTool` (raw JSON Schema), no signal", () => handle.callTool("weather", VALID))
+  const signal = new AbortController().signal
+  await row("`handle.callTool` (raw JSON Schema), with `signal`", () => handle.callTool("weather", VALID, { signal }))
+
+  // The guarded path's fixed costs, each alone.
+  await row("`new AbortController()`", () => new AbortController())
+  await row("abort listener added and removed on a signal", () => {
+    const listener = (): void => undefined
+    signal.addEventListener("abort", listener, { once: true })
+    signal.removeEventListener("abort", listener)
+  })
+  await row("`Promise.race` of a settled promise and a pending one", () =>
+    Promise.race([Promise.resolve(1), new Promise<never>(() => undefined)])
+  )
+
+  console.log(markdownTable(["step", "avg/op", "p50"], rows))
+}
+
+await main()
