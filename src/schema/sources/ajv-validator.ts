@@ -1,22 +1,25 @@
 import { Ajv2020 } from "ajv/dist/2020.js"
+import addFormatsModule from "ajv-formats"
 import type { ErrorObject } from "ajv/dist/2020.js"
 import type { ArgumentIssue } from "../argument-codec.ts"
 import type { JsonSchema } from "../json-schema.ts"
 
 /**
  * One shared compiler. `strictNumbers` refuses NaN and ±Infinity for `number`/`integer`, which is what the
- * normalised schema promises. Formats are advertised to the model but not checked here (that needs ajv-formats);
- * the schema libraries check their own formats after this pass. Unknown keywords (annotations, vendor `x-` keys)
- * are ignored rather than fatal.
+ * normalised schema promises. Standard formats (date-time, email, uri, uuid…) are checked, so a `format` the
+ * model is shown is a `format` the decoder enforces; unknown formats and keywords (annotations, vendor `x-`
+ * keys) are ignored rather than fatal.
  */
 const ajv = new Ajv2020({
   allErrors: true,
   verbose: true,
   strict: false,
   strictNumbers: true,
-  validateFormats: false,
+  validateFormats: true,
   logger: false
 })
+// ajv-formats is CommonJS; its module object also carries the plugin as `.default`, which is what NodeNext types.
+addFormatsModule.default(ajv)
 
 /** Checks a value against a compiled schema; `undefined` means valid, so the success path allocates nothing. */
 export type JsonSchemaCheck = (input: unknown) => ReadonlyArray<ArgumentIssue> | undefined
