@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest"
+import { z } from "zod"
+import { defineTool, DuplicateName, jsonSchema, RegistrationFailed, Tool, ToolMeta, Worker } from "../../src/index.ts"
+import type { SchemeName } from "../../src/index.ts"
+import { ScriptedClient } from "./support/scripted-client.ts"
+
+const workerFor = (scheme: SchemeName) => Worker.create({ client: new ScriptedClient([], scheme) })
+
+const named = (name: string) =>
+  defineTool({ name, description: `tool ${name}`, parameters: z.object({ q: z.string() }), execute: ({ q }) => q })
+
+describe("registration through the Worker", () => {
+  it("runs factories once, at registration, and lists the tools sorted", async () => {
+    let calls = 0
+    const worker = workerFor("anthropic")
+    worker.registerTools([
+      named("zeta"),
+      () => {
+        calls++
+        return [ToolMeta.make("alpha").description("a"), Tool.fromFunction(() => "A")]
+      }
+    ])
+    expect(calls).toBe(1)
+    const handle = worker.toolServerHandle()
+    expect(handle.names()).toEqual(["alpha", "zeta"])
+    expect(await handle.callTool("alpha", "{}")).toBe("A")
+    expect(calls).toBe(1)
+  })
+
+  it("is all-or-nothing with a typed DuplicateName", () => {
+    const worker = workerFor("anthropic")
+    worker.registerTool(named("a"))
+    expect(() => worker.registerTools([named("b"), named("a")])).toThrow(DuplicateName)
+    expect(worker.toolServerHandle().names()).toEqual(["a"])
+  })
+
+  it("refuses two tools that the worker's provider would spell the same", () => {
+    const openai = workerFor("openai-chat")
+    openai.registerTool(named("files.read"))
+    const error = (() => {
+      try {
+        openai.registerTool(named("files_read"))
+      } catch (e) {
+        return e
+      }
+    })()
+    expect(error).toBeInstanceOf(RegistrationFailed)
+    expect((error as RegistrationFailed).message).toContain("openai-chat")
+    // Gemini keeps dots, so the same pair is fine there.
+    const gemini = workerFor("gemini")
+    gemini.registerTools([named("files.read"), named("files_read")])
+    expect(gemini.toolServerHandle().names()).toEqual(["files.read", "files_read"])
+  })
+
+  it("refuses a name the worker's provider cannot take, naming the provider", () => {
+    const gemini = workerFor("gemini")
+    expect(() => gemini.registerTool(named("1st-tool"))).toThrow(/gemini/)
+    const anthropic = workerFor("anthropic")
+    anthropic.registerTool(named("1st-tool"))
+    expect(anthropic.toolServerHandle().names()).toEqual(["1st-tool"])
+  })
+
+  it("reports what the provider would degrade as warnings, not errors", () => {
+    const worker = workerFor("openai-chat")
+    const report = worker.registerTool(
+      defineTool({
+        name: "tags",
+        description: "free-form tags",
+        parameters: jsonSchema<{ tags: Record<string, string> }>({
+          type: "object",
+          properties: { tags: { type: "object", additionalProperties: { type: "string" } } },
+          required: ["tags"],
+          additionalProperties: false
+        }),
+        execute: ({ tags }) => Object.keys(tags).length
+      })
+    )
+    expect(report.registered.map((s) => s.name)).toEqual(["tags"])
+    expect(report.warnings.length).toBeGreaterThan(0)
+    expect(report.warnings.every((w) => w.severity === "warning" && w.provider === "openai-chat")).toBe(true)
+  })
+})
