@@ -13,8 +13,9 @@ import type { LlmClient } from "../src/llm/client.ts"
 import { Item } from "../src/llm/item.ts"
 import { providerNames, providers } from "../src/llm/providers/registry.ts"
 import type { Request } from "../src/llm/request.ts"
-import { listTranscripts, loadTranscript, startFakeProvider } from "../test/support/fake-provider.ts"
-import type { FakeProvider } from "../test/support/fake-provider.ts"
+import { startReplayProvider } from "../src/testing/replay-provider.ts"
+import { listTranscripts, loadTranscript } from "../test/support/sse-fixtures.ts"
+import type { ReplayProvider } from "../src/testing/replay-provider.ts"
 
 const DEFAULT_MODELS: Readonly<Record<string, string>> = {
   openai: "gpt-4o-mini",
@@ -81,7 +82,7 @@ const realClient = (): LlmClient | string => {
   }
 }
 
-let fake: FakeProvider | undefined
+let fake: ReplayProvider | undefined
 let client = realClient()
 if (typeof client !== "string") {
   console.log(`# ${provider.name} (${provider.scheme.name}) · model ${model}`)
@@ -91,7 +92,7 @@ if (typeof client !== "string") {
     console.error(`# ${client}; and there is no recorded ${provider.scheme.name} stream to replay.`)
     process.exit(1)
   }
-  fake = await startFakeProvider({ scheme: provider.scheme.name, script: [{ kind: "stream", transcript: loadTranscript(provider.scheme.name, transcript) }] })
+  fake = await startReplayProvider({ scheme: provider.scheme.name, script: [{ kind: "stream", transcript: loadTranscript(provider.scheme.name, transcript) }] })
   console.log(`# NOT CALLING ${provider.name}: ${client}.`)
   console.log(`# Replaying the recorded stream test/fixtures/sse/${provider.scheme.name}/${transcript}.sse from a local fake server at ${fake.baseUrl}.`)
   console.log(`# The reply below is a recording and does not answer your prompt.`)

@@ -65,3 +65,6 @@ export type { AssistantResponse } from "./timeline/assistant-response.ts"
 
 // Worker.
 export * from "./worker/index.ts"
+
+// Testing: a local replay server that answers a real client with recorded provider streams.
+export * from "./testing/index.ts"

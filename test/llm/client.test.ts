@@ -8,8 +8,9 @@ import { providers } from "../../src/llm/providers/registry.ts"
 import type { Request } from "../../src/llm/request.ts"
 import type { SchemeName } from "../../src/llm/scheme.ts"
 import { parseSseText } from "../../src/llm/sse.ts"
-import { listTranscripts, loadTranscript, startFakeProvider } from "../support/fake-provider.ts"
-import type { FakeProvider } from "../support/fake-provider.ts"
+import { startReplayProvider } from "../../src/testing/replay-provider.ts"
+import { listTranscripts, loadTranscript } from "../support/sse-fixtures.ts"
+import type { ReplayProvider } from "../../src/testing/replay-provider.ts"
 
 const PROVIDER_FOR: Readonly<Record<SchemeName, string>> = {
   "openai-chat": "openai",
@@ -32,7 +33,7 @@ const request = (model: string): Request => ({
   config: { maxTokens: 256 }
 })
 
-let server: FakeProvider | undefined
+let server: ReplayProvider | undefined
 afterEach(async () => {
   await server?.close()
   server = undefined
@@ -88,7 +89,7 @@ describe.each(SCHEMES)("every %s fixture through the real client", (scheme) => {
 
   it.each(names)("%s", async (name) => {
     const transcript = loadTranscript(scheme, name)
-    server = await startFakeProvider({ scheme, script: [{ kind: "stream", transcript }] })
+    server = await startReplayProvider({ scheme, script: [{ kind: "stream", transcript }] })
     const client = createLlmClient({ provider: PROVIDER_FOR[scheme], model, apiKey: "test-key", baseUrl: server.baseUrl, retry: { maxRetries: 0 } })
     const req = request(model)
     const { events, error } = await collect(client.stream(req))
@@ -133,7 +134,7 @@ describe("chunk boundaries", () => {
           const transcript = loadTranscript(scheme, name)
           const length = Buffer.byteLength(transcript)
           const run = async (splitAt: ReadonlyArray<number>) => {
-            server = await startFakeProvider({ scheme, script: [{ kind: "stream", transcript, splitAt }] })
+            server = await startReplayProvider({ scheme, script: [{ kind: "stream", transcript, splitAt }] })
             const client = createLlmClient({ provider: PROVIDER_FOR[scheme], model: "m", apiKey: "k", baseUrl: server.baseUrl, retry: { maxRetries: 0 } })
             const result = await collect(client.stream(request("m")))
             await server.close()
@@ -150,7 +151,7 @@ describe("chunk boundaries", () => {
 
 describe("tool-call fixtures carry complete arguments on every format", () => {
   it.each(SCHEMES.filter((scheme) => listTranscripts(scheme).includes("parallel-tool-calls")))("%s", async (scheme) => {
-    server = await startFakeProvider({ scheme, script: [{ kind: "stream", transcript: loadTranscript(scheme, "parallel-tool-calls") }] })
+    server = await startReplayProvider({ scheme, script: [{ kind: "stream", transcript: loadTranscript(scheme, "parallel-tool-calls") }] })
     const client = createLlmClient({ provider: PROVIDER_FOR[scheme], model: "m", apiKey: "k", baseUrl: server.baseUrl })
     const { events, error } = await collect(client.stream(request("m")))
     expect(error).toBeUndefined()

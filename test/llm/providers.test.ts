@@ -5,10 +5,10 @@ import type { LlmClientOptions } from "../../src/llm/llm-client.ts"
 import { providerNames, providers } from "../../src/llm/providers/registry.ts"
 import type { Request } from "../../src/llm/request.ts"
 import type { SchemeName } from "../../src/llm/scheme.ts"
-import { sseText, startFakeProvider } from "../support/fake-provider.ts"
-import type { FakeProvider } from "../support/fake-provider.ts"
+import { sseText, startReplayProvider } from "../../src/testing/replay-provider.ts"
+import type { ReplayProvider } from "../../src/testing/replay-provider.ts"
 
-let server: FakeProvider | undefined
+let server: ReplayProvider | undefined
 afterEach(async () => {
   await server?.close()
   server = undefined
@@ -18,7 +18,7 @@ const request: Request = { model: "m", items: [Item.userText("hi")], tools: [], 
 
 /** Sends one request and returns what the server received (the answer itself is a 400, never retried). */
 const received = async (scheme: SchemeName, options: Omit<LlmClientOptions, "baseUrl">, viaEnv = false) => {
-  server = await startFakeProvider({ scheme, script: [{ kind: "status", status: 400, body: "{}" }] })
+  server = await startReplayProvider({ scheme, script: [{ kind: "status", status: 400, body: "{}" }] })
   const provider = providers.get(options.provider as string)!
   const client = viaEnv
     ? createLlmClient({ ...options, env: { ...options.env, [provider.baseUrlEnv!]: `${server.baseUrl}/` } })
@@ -148,7 +148,7 @@ describe("presets", () => {
   it("an Ollama server answers through the Chat scheme", async () => {
     const chunk = (delta: string, finish = "null") =>
       `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"qwen3","system_fingerprint":"fp_ollama","choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}]}`
-    server = await startFakeProvider({
+    server = await startReplayProvider({
       scheme: "openai-chat",
       script: [{ kind: "stream", transcript: sseText([{ data: chunk(`{"role":"assistant","content":"Hi"}`) }, { data: chunk(`{"role":"assistant","content":""}`, `"stop"`) }, { data: "[DONE]" }]) }]
     })

@@ -16,8 +16,8 @@ import { streamSse } from "../../src/llm/transport/sse-transport.ts"
 import type { TransportOptions } from "../../src/llm/transport/sse-transport.ts"
 import { defaultTimeouts } from "../../src/llm/transport/timeouts.ts"
 import type { Timeouts } from "../../src/llm/transport/timeouts.ts"
-import { sseText, startFakeProvider } from "../support/fake-provider.ts"
-import type { FakeProvider, FakeReply } from "../support/fake-provider.ts"
+import { sseText, startReplayProvider } from "../../src/testing/replay-provider.ts"
+import type { ReplayProvider, ReplayStep } from "../../src/testing/replay-provider.ts"
 
 // Genuine Chat Completions chunks (shape from OpenAI's streaming reference): text, then a tool call whose
 // arguments arrive in pieces, then finish_reason, usage and [DONE].
@@ -44,7 +44,7 @@ const reference = (transcript: string, decoder: StreamDecoder = openAiChatScheme
   ...decoder.end()
 ]
 
-let server: FakeProvider | undefined
+let server: ReplayProvider | undefined
 afterEach(async () => {
   await server?.close()
   server = undefined
@@ -56,10 +56,10 @@ interface Harness {
 }
 
 const harness = async (
-  script: ReadonlyArray<FakeReply>,
+  script: ReadonlyArray<ReplayStep>,
   settings: { retry?: Partial<RetryPolicy>; timeouts?: Partial<Timeouts>; decoder?: () => StreamDecoder } = {}
 ): Promise<Harness> => {
-  server = await startFakeProvider({ scheme: "openai-chat", script })
+  server = await startReplayProvider({ scheme: "openai-chat", script })
   const sleeps: Array<number> = []
   const options: TransportOptions = {
     retry: {
@@ -95,7 +95,7 @@ const harness = async (
   }
 }
 
-const ok: FakeReply = { kind: "stream", transcript: CHAT }
+const ok: ReplayStep = { kind: "stream", transcript: CHAT }
 
 describe("streamSse over HTTP", () => {
   it("yields exactly what the decoder makes of the transcript", async () => {
@@ -327,7 +327,7 @@ describe("cancellation", () => {
   })
 
   it("cancels mid-stream", async () => {
-    server = await startFakeProvider({ scheme: "openai-chat", script: [{ kind: "stream", transcript: CHAT, stallAfterEvents: 3 }] })
+    server = await startReplayProvider({ scheme: "openai-chat", script: [{ kind: "stream", transcript: CHAT, stallAfterEvents: 3 }] })
     const controller = new AbortController()
     const events: Array<Event> = []
     const options: TransportOptions = { retry: defaultRetryPolicy, timeouts: defaultTimeouts, fetch, maxErrorBodyBytes: 1024 }
@@ -391,19 +391,19 @@ describe("eventStream (Effect)", () => {
   })
 
   it("collects the same events", async () => {
-    server = await startFakeProvider({ scheme: "openai-chat", script: [ok] })
+    server = await startReplayProvider({ scheme: "openai-chat", script: [ok] })
     const events = await Effect.runPromise(Stream.runCollect(eventStream(client(`${server.baseUrl}/chat/completions`), request)))
     expect([...events]).toEqual(reference(CHAT))
   })
 
   it("fails with the typed error", async () => {
-    server = await startFakeProvider({ scheme: "openai-chat", script: [{ kind: "status", status: 400, body: "bad" }] })
+    server = await startReplayProvider({ scheme: "openai-chat", script: [{ kind: "status", status: 400, body: "bad" }] })
     const exit = await Effect.runPromise(Effect.flip(Stream.runCollect(eventStream(client(`${server.baseUrl}/chat/completions`), request))))
     expect(exit).toMatchObject({ _tag: "LlmHttpError", status: 400 })
   })
 
   it("interrupting the fiber closes the connection", async () => {
-    server = await startFakeProvider({ scheme: "openai-chat", script: [{ kind: "stream", transcript: CHAT, stallAfterEvents: 3 }] })
+    server = await startReplayProvider({ scheme: "openai-chat", script: [{ kind: "stream", transcript: CHAT, stallAfterEvents: 3 }] })
     const fiber = Effect.runFork(Stream.runCollect(eventStream(client(`${server.baseUrl}/chat/completions`), request)))
     await new Promise((resolve) => setTimeout(resolve, 150))
     await Effect.runPromise(Fiber.interrupt(fiber))

@@ -6,7 +6,8 @@ import { ToolMeta } from "../../src/tool/tool-meta.ts"
 import { commonPrefixLength } from "../../src/worker/cache-lock.ts"
 import { Worker } from "../../src/worker/worker.ts"
 import { Cancelled } from "../../src/worker/worker-error.ts"
-import { type FakeProvider, loadTranscript, startFakeProvider } from "../support/fake-provider.ts"
+import { type ReplayProvider, startReplayProvider } from "../../src/testing/replay-provider.ts"
+import { loadTranscript } from "../support/sse-fixtures.ts"
 
 /** Real client + real HTTP fake server per scheme: parser → timeline → worker, no in-process shortcut. */
 const SCHEMES: ReadonlyArray<{ readonly scheme: SchemeName; readonly provider: string }> = [
@@ -16,13 +17,13 @@ const SCHEMES: ReadonlyArray<{ readonly scheme: SchemeName; readonly provider: s
   { scheme: "gemini", provider: "gemini" }
 ]
 
-const servers: Array<FakeProvider> = []
+const servers: Array<ReplayProvider> = []
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
 
-const start = async (scheme: SchemeName, provider: string, script: Parameters<typeof startFakeProvider>[0]["script"]) => {
-  const server = await startFakeProvider({ scheme, script })
+const start = async (scheme: SchemeName, provider: string, script: Parameters<typeof startReplayProvider>[0]["script"]) => {
+  const server = await startReplayProvider({ scheme, script })
   servers.push(server)
   const client: LlmClient = createLlmClient({
     provider,
