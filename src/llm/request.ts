@@ -37,4 +37,10 @@ export interface Request {
   readonly items: ReadonlyArray<Item>
   readonly tools: ReadonlyArray<ToolSpec>
   readonly config: RequestConfig
+  /**
+   * The tools, system prompt and first `prefixItems` items form a stable prefix (a cache-locked worker sets
+   * this). Providers that cache implicitly (OpenAI, Gemini) need nothing; Anthropic gets `cache_control`
+   * breakpoints at the end of the system prompt and of that prefix.
+   */
+  readonly promptCache?: { readonly prefixItems: number }
 }

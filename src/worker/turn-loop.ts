@@ -164,7 +164,9 @@ const prepareRequest = async (core: WorkerCore, turn: number, signal: AbortSigna
     ...(context.systemPrompt === undefined ? {} : { systemPrompt: context.systemPrompt }),
     items: context.items,
     tools: context.tools,
-    config: context.config
+    config: context.config,
+    // While locked, providers with explicit cache markers (Anthropic) are told where the stable prefix ends.
+    ...(core.lock === undefined ? {} : { promptCache: { prefixItems: core.lock.historyLength } })
   }
 }
 

@@ -233,7 +233,8 @@ export class MutableWorker extends WorkerBase {
         ...(core.systemPrompt === undefined ? {} : { systemPrompt: core.systemPrompt }),
         items: [...core.history],
         tools: core.tools.toolDefinitionsSorted(),
-        config: core.config
+        config: core.config,
+        promptCache: { prefixItems: core.history.length }
       },
       core.tools.version,
       options?.onViolation ?? "error"

@@ -34,11 +34,13 @@ const argumentsObject = (text: string): JsonBodyValue | undefined => {
  */
 export const anthropicMessages = (
   items: ReadonlyArray<Item>,
-  names: ToolNameMap
+  names: ToolNameMap,
+  cacheAfterItems = 0
 ): { readonly messages: ReadonlyArray<JsonBodyValue>; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const warnings: Array<ConfigWarning> = []
   const turns: Array<{ role: Role; results: Array<Block>; blocks: Array<Block> }> = []
   const callIds = new Set<string>()
+  let last: { readonly list: Array<Block>; readonly index: number } | undefined
 
   const append = (role: Role, block: Block, isResult = false): void => {
     let turn = turns.at(-1)
@@ -46,10 +48,24 @@ export const anthropicMessages = (
       turn = { role, results: [], blocks: [] }
       turns.push(turn)
     }
-    ;(isResult ? turn.results : turn.blocks).push(block)
+    const list = isResult ? turn.results : turn.blocks
+    last = { list, index: list.push(block) - 1 }
+  }
+
+  /** Marks the block the stable prefix ends with, so Anthropic caches everything up to it (tools, system, history). */
+  const markCacheBreakpoint = (): void => {
+    const block = last?.list[last.index]
+    // The API refuses cache_control on thinking blocks; the system breakpoint still covers tools and system.
+    if (last === undefined || block === undefined || block.type === "thinking" || block.type === "redacted_thinking") return
+    last.list[last.index] = { ...block, cache_control: { type: "ephemeral" } }
   }
 
   items.forEach((item, position) => {
+    appendItem(item, position)
+    if (position === cacheAfterItems - 1) markCacheBreakpoint()
+  })
+
+  function appendItem(item: Item, position: number): void {
     switch (item.type) {
       case "message":
         for (const part of item.content) {
@@ -88,7 +104,7 @@ export const anthropicMessages = (
         return
       }
     }
-  })
+  }
 
   return {
     messages: turns

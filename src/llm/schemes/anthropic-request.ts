@@ -14,13 +14,16 @@ import { anthropicMessages } from "./anthropic-messages.ts"
 export const buildAnthropicRequest = (request: Request): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const names = toolNames(request.tools, "anthropic")
   const { settings, warnings } = resolveAnthropicSettings(request)
-  const history = anthropicMessages(request.items, names)
+  const cache = request.promptCache
+  const history = anthropicMessages(request.items, names, cache?.prefixItems ?? 0)
+  const system = request.systemPrompt === undefined || request.systemPrompt === "" ? undefined : request.systemPrompt
   const choice = settings.toolChoice
   const body = jsonBody({
     model: request.model,
     max_tokens: settings.maxTokens,
     stream: true,
-    system: request.systemPrompt === undefined || request.systemPrompt === "" ? undefined : request.systemPrompt,
+    // With a stable prefix the system prompt becomes a block carrying a breakpoint, which caches tools + system.
+    system: system === undefined || cache === undefined ? system : [{ type: "text", text: system, cache_control: { type: "ephemeral" } }],
     tools: request.tools.length === 0 ? undefined : rawJson(toolsFragment(request.tools, "anthropic")),
     tool_choice: choice === undefined ? undefined : choice.type === "tool" ? { ...choice, name: names.toWire(choice.name) } : choice,
     thinking: settings.thinkingBudget === undefined ? undefined : { type: "enabled", budget_tokens: settings.thinkingBudget },
