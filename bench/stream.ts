@@ -1,0 +1,216 @@
+/**
+ * Streams: provider SSE bytes → neutral events, per wire format, in MB/s on one core. The body is one large
+ * response made of genuine transcript events (see support/sse-corpus.ts), delivered in fixed-size chunks.
+ *
+ * Compared, all in this process on the same bytes and chunks:
+ * - ours, decode: TextDecoder → `createSseParser` → the scheme's `StreamDecoder` (synchronous; what the transport
+ *   runs per chunk);
+ * - ours, + timeline: the same events dispatched to a `Timeline` with a `ResponseCollector` (text, tool calls,
+ *   reasoning, usage) and the assistant items assembled at the end;
+ * - ours, client: `createLlmClient(...).stream()` with a `fetch` that answers with the chunks as a web
+ *   `ReadableStream` (transport, retries bookkeeping, async iteration; no socket);
+ * - AI SDK, parse only: `@ai-sdk/provider-utils` `parseJsonEventStream` over the same `ReadableStream`, with a
+ *   schema that has no validator. That is TextDecoderStream → EventSourceParserStream → secure JSON parse. It does
+ *   NOT include the provider packages' chunk validation (zod) or their mapping to stream parts, which need
+ *   `@ai-sdk/<provider>` (not installed), so it is a lower bound on the SDK's real per-byte work.
+ */
+import { jsonSchema, parseJsonEventStream } from "@ai-sdk/provider-utils"
+import { do_not_optimize } from "mitata"
+import type { Event } from "../src/llm/event.ts"
+import { createLlmClient } from "../src/llm/llm-client.ts"
+import type { Scheme, SchemeName } from "../src/llm/scheme.ts"
+import { anthropicScheme } from "../src/llm/schemes/anthropic.ts"
+import { geminiScheme } from "../src/llm/schemes/gemini.ts"
+import { openAiChatScheme } from "../src/llm/schemes/openai-chat.ts"
+import { openAiResponsesScheme } from "../src/llm/schemes/openai-responses.ts"
+import { createSseParser } from "../src/llm/sse.ts"
+import { ResponseCollector } from "../src/timeline/assistant-response.ts"
+import { Timeline } from "../src/timeline/timeline.ts"
+import { formatBytes, markdownTable, printHeader } from "./support/report.ts"
+import { type CorpusShape, chunkBytes, syntheticSse } from "./support/sse-corpus.ts"
+import { compareOps } from "./support/timing.ts"
+
+const FORMATS: ReadonlyArray<{ readonly scheme: Scheme; readonly provider: string }> = [
+  { scheme: openAiChatScheme, provider: "openai" },
+  { scheme: openAiResponsesScheme, provider: "openai-responses" },
+  { scheme: anthropicScheme, provider: "anthropic" },
+  { scheme: geminiScheme, provider: "gemini" }
+]
+
+/** ~256 B is about one event per read (token-by-token streaming); 16 KiB is a burst read off a busy socket. */
+const CHUNK_SIZES = [256, 16 * 1024] as const
+const TARGET_BYTES = 1_000_000
+const TARGET_MBPS = 100
+const BREAKDOWN_CHUNK = 16 * 1024
+
+/** One text block with about 20 text deltas per tool call, scaled so the body is about `TARGET_BYTES`. */
+const bodyFor = (scheme: SchemeName): Uint8Array => {
+  const probe: CorpusShape = { textDeltas: 200, toolCalls: 10 }
+  const scale = TARGET_BYTES / Buffer.byteLength(syntheticSse(scheme, probe))
+  const text = syntheticSse(scheme, { textDeltas: Math.round(200 * scale), toolCalls: Math.round(10 * scale) })
+  return new TextEncoder().encode(text)
+}
+
+const decodeOnly = (scheme: Scheme, chunks: ReadonlyArray<Uint8Array>): number => {
+  const text = new TextDecoder()
+  const sse = createSseParser()
+  const decoder = scheme.decoder()
+  let events = 0
+  for (const chunk of chunks) {
+    for (const message of sse.feed(text.decode(chunk, { stream: true }))) events += decoder.push(message).length
+  }
+  return events + decoder.end().length
+}
+
+const decodeWithTimeline = (scheme: Scheme, chunks: ReadonlyArray<Uint8Array>): number => {
+  const text = new TextDecoder()
+  const sse = createSseParser()
+  const decoder = scheme.decoder()
+  const timeline = new Timeline()
+  const collector = new ResponseCollector(timeline)
+  const dispatch = (events: ReadonlyArray<Event>) => {
+    for (const event of events) timeline.dispatch(event)
+  }
+  for (const chunk of chunks) {
+    for (const message of sse.feed(text.decode(chunk, { stream: true }))) dispatch(decoder.push(message))
+  }
+  dispatch(decoder.end())
+  timeline.finish()
+  return collector.result().items.length
+}
+
+const streamOf = (chunks: ReadonlyArray<Uint8Array>): ReadableStream<Uint8Array> =>
+  new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk)
+      controller.close()
+    }
+  })
+
+const viaClient = (provider: string, chunks: ReadonlyArray<Uint8Array>) => {
+  const client = createLlmClient({
+    provider,
+    model: "bench-model",
+    apiKey: "bench-key",
+    baseUrl: "http://127.0.0.1:9",
+    retry: { maxRetries: 0 },
+    fetch: async () => new Response(streamOf(chunks), { status: 200, headers: { "content-type": "text/event-stream" } })
+  })
+  const request = { model: "bench-model", items: [], tools: [], config: {} }
+  return async (): Promise<number> => {
+    let events = 0
+    for await (const event of client.stream(request)) {
+      do_not_optimize(event)
+      events++
+    }
+    return events
+  }
+}
+
+const anySchema = jsonSchema<unknown>({})
+
+const aiSdkParse = async (chunks: ReadonlyArray<Uint8Array>): Promise<number> => {
+  const reader = parseJsonEventStream({ stream: streamOf(chunks), schema: anySchema }).getReader()
+  let parsed = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return parsed
+    if (!value.success) throw value.error
+    do_not_optimize(value.value)
+    parsed++
+  }
+}
+
+const mbps = (bytes: number, ns: number): number => (bytes / ns) * 1e3
+
+/** The decode path cut after each stage, to show which stage costs what. */
+const stages = (scheme: Scheme, chunks: ReadonlyArray<Uint8Array>): ReadonlyArray<readonly [string, () => unknown]> => [
+  ["TextDecoder", () => {
+    const text = new TextDecoder()
+    let chars = 0
+    for (const chunk of chunks) chars += text.decode(chunk, { stream: true }).length
+    return chars
+  }],
+  ["+ SSE parser", () => {
+    const text = new TextDecoder()
+    const sse = createSseParser()
+    let messages = 0
+    for (const chunk of chunks) messages += sse.feed(text.decode(chunk, { stream: true })).length
+    return messages
+  }],
+  ["+ JSON.parse of each data", () => {
+    const text = new TextDecoder()
+    const sse = createSseParser()
+    let parsed = 0
+    for (const chunk of chunks) {
+      for (const message of sse.feed(text.decode(chunk, { stream: true }))) if (message.data !== "[DONE]") parsed += JSON.parse(message.data) === null ? 0 : 1
+    }
+    return parsed
+  }],
+  ["+ scheme decoder (= ours decode)", () => decodeOnly(scheme, chunks)]
+]
+
+const main = async (): Promise<void> => {
+  printHeader("Streams: SSE bytes → neutral events")
+  console.log(
+    "Body: one response per format, genuine transcript events repeated (a text block, then tool calls with their argument deltas), about 1 MB. " +
+      "MB/s = 10^6 bytes of SSE per second (median of interleaved rounds). The last two columns are speed relative to the AI SDK parse-only pipeline (higher is faster).\n"
+  )
+  const rows: Array<Array<string>> = []
+  const misses: Array<string> = []
+  for (const { scheme, provider } of FORMATS) {
+    const body = bodyFor(scheme.name)
+    for (const size of CHUNK_SIZES) {
+      const chunks = chunkBytes(body, size)
+      const sanity = [decodeOnly(scheme, chunks), decodeWithTimeline(scheme, chunks), await viaClient(provider, chunks)(), await aiSdkParse(chunks)]
+      if (sanity.some((n) => n === 0)) throw new Error(`${scheme.name}: a contender produced nothing`)
+      const client = viaClient(provider, chunks)
+      const [sdk, decode, timeline, full] = await compareOps(
+        [() => aiSdkParse(chunks), () => decodeOnly(scheme, chunks), () => decodeWithTimeline(scheme, chunks), client],
+        7,
+        40e6
+      )
+      const rate = (t: { readonly p50: number }) => mbps(body.length, t.p50)
+      const ratio = (t: { readonly ratio: number }) => `${(1 / t.ratio).toFixed(2)}×`
+      for (const [label, t] of [["decode", decode], ["+ timeline", timeline], ["client", full]] as const) {
+        if (t !== undefined && rate(t) < TARGET_MBPS) misses.push(`${scheme.name} ${label} @ ${formatBytes(size)}: ${rate(t).toFixed(0)} MB/s`)
+      }
+      if (sdk === undefined || decode === undefined || timeline === undefined || full === undefined) throw new Error("missing timing")
+      rows.push([
+        scheme.name,
+        formatBytes(body.length),
+        formatBytes(size),
+        rate(decode).toFixed(0),
+        rate(timeline).toFixed(0),
+        rate(full).toFixed(0),
+        rate(sdk).toFixed(0),
+        ratio(decode),
+        ratio(full)
+      ])
+    }
+  }
+  console.log(
+    markdownTable(
+      ["format", "body", "chunk", "ours decode MB/s", "ours + timeline MB/s", "ours client MB/s", "AI SDK parse-only MB/s", "decode / SDK", "client / SDK"],
+      rows
+    )
+  )
+  console.log(
+    misses.length === 0
+      ? `\nTarget ≥ ${TARGET_MBPS} MB/s on one core: met by every variant of ours.`
+      : `\nTarget ≥ ${TARGET_MBPS} MB/s on one core: missed by ${misses.join("; ")}.`
+  )
+
+  console.log(`\n### Where the time goes (decode path, ${formatBytes(BREAKDOWN_CHUNK)} chunks)\n`)
+  const breakdown: Array<Array<string>> = []
+  for (const { scheme } of FORMATS) {
+    const body = bodyFor(scheme.name)
+    const chunks = chunkBytes(body, BREAKDOWN_CHUNK)
+    const cut = stages(scheme, chunks)
+    const timings = await compareOps(cut.map(([, op]) => op), 5, 40e6)
+    breakdown.push([scheme.name, ...timings.map((t) => mbps(body.length, t.p50).toFixed(0))])
+  }
+  console.log(markdownTable(["format (MB/s after each stage)", ...stages(openAiChatScheme, []).map(([label]) => label)], breakdown))
+}
+
+await main()
