@@ -1,0 +1,76 @@
+import { parseArgs } from "node:util"
+import { providerNames } from "../llm/providers/registry.ts"
+import { usageError } from "./cli-error.ts"
+
+export interface ConnectionFlags {
+  readonly provider?: string
+  readonly model?: string
+  readonly baseUrl?: string
+}
+
+export type Command =
+  | { readonly kind: "help" }
+  | ({ readonly kind: "chat"; readonly system?: string; readonly root?: string } & ConnectionFlags)
+  | { readonly kind: "demo"; readonly provider?: string }
+
+export const USAGE = `Usage:
+  llm-worker demo [--provider <name>]
+      Replays a recorded session offline (no model is called): a real client, worker and tools
+      run against a local server that sends a provider's recorded stream.
+  llm-worker chat [--provider <name>] [--model <model>] [--base-url <url>] [--system <prompt>] [--root <folder>]
+      Chats with a model in the terminal, with the tools clock, calculator and read_file
+      (read_file sees only --root, default: the current folder). Ctrl-C cancels the current
+      answer; Ctrl-C twice at the prompt, Ctrl-D or /exit quits.
+  llm-worker --help
+
+Providers: ${providerNames.join(", ")}
+Without --provider, chat uses LLM_WORKER_PROVIDER, else the first of OPENAI_API_KEY,
+ANTHROPIC_API_KEY, GEMINI_API_KEY that is set. LLM_WORKER_MODEL sets the model.
+Local servers need no key: llm-worker chat --provider ollama --model qwen3`
+
+const CHAT_OPTIONS = {
+  provider: { type: "string" },
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  system: { type: "string" },
+  root: { type: "string" }
+} as const
+
+const DEMO_OPTIONS = { provider: { type: "string" } } as const
+
+/** Runs node's parser, turning its complaints (unknown flag, missing value) into usage errors. */
+const parsing = <T>(command: string, parse: () => T): T => {
+  try {
+    return parse()
+  } catch (thrown) {
+    throw usageError(`${command}: ${thrown instanceof Error ? thrown.message : String(thrown)}`)
+  }
+}
+
+/** Parses `argv` after the program name. Throws `CliError` (exit 2) for anything it does not understand. */
+export const parseCommand = (argv: ReadonlyArray<string>): Command => {
+  const [name, ...rest] = argv
+  if (name === "--help" || name === "-h" || name === "help") return { kind: "help" }
+  if (rest.includes("--help") || rest.includes("-h")) return { kind: "help" }
+  switch (name) {
+    case "chat": {
+      const { values } = parsing("chat", () => parseArgs({ args: rest, options: CHAT_OPTIONS, strict: true, allowPositionals: false }))
+      return {
+        kind: "chat",
+        ...(values.provider === undefined ? {} : { provider: values.provider }),
+        ...(values.model === undefined ? {} : { model: values.model }),
+        ...(values["base-url"] === undefined ? {} : { baseUrl: values["base-url"] }),
+        ...(values.system === undefined ? {} : { system: values.system }),
+        ...(values.root === undefined ? {} : { root: values.root })
+      }
+    }
+    case "demo": {
+      const { values } = parsing("demo", () => parseArgs({ args: rest, options: DEMO_OPTIONS, strict: true, allowPositionals: false }))
+      return { kind: "demo", ...(values.provider === undefined ? {} : { provider: values.provider }) }
+    }
+    case undefined:
+      throw usageError("no command given")
+    default:
+      throw usageError(`unknown command "${name}"`)
+  }
+}

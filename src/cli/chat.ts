@@ -1,0 +1,104 @@
+import { stat } from "node:fs/promises"
+import { resolve } from "node:path"
+import { createInterface } from "node:readline"
+import { Cancelled, isWorkerError } from "../worker/worker-error.ts"
+import { Worker } from "../worker/worker.ts"
+import type { Command } from "./args.ts"
+import { configError } from "./cli-error.ts"
+import { clientFromEnv } from "./provider-from-env.ts"
+import { TranscriptRenderer, styleFor } from "./renderer.ts"
+import { demoTools } from "./tools/index.ts"
+
+export interface ChatIo {
+  readonly input: NodeJS.ReadableStream & { readonly isTTY?: boolean }
+  readonly output: NodeJS.WritableStream & { readonly isTTY?: boolean }
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly cwd: string
+}
+
+const DEFAULT_SYSTEM_PROMPT =
+  "You are a helpful assistant in a terminal. Use the tools when they help: clock for the date and time, calculator for arithmetic, read_file for files in the working folder. Keep answers short."
+
+const PROMPT = "you› "
+
+const checkRoot = async (root: string): Promise<string> => {
+  const found = await stat(root).catch(() => undefined)
+  if (found === undefined || !found.isDirectory()) throw configError(`--root ${JSON.stringify(root)} is not a folder`)
+  return root
+}
+
+/**
+ * The interactive chat. Lines are answered one at a time, in order (piped input works too). Ctrl-C during an
+ * answer cancels that turn and forgets it, so the next question starts from a well-formed history; Ctrl-C
+ * twice at the prompt, end of input or `/exit` quits.
+ */
+export const runChat = async (
+  command: Extract<Command, { kind: "chat" }>,
+  io: ChatIo = { input: process.stdin, output: process.stdout, env: process.env, cwd: process.cwd() }
+): Promise<number> => {
+  const client = clientFromEnv(command, io.env)
+  const root = await checkRoot(resolve(io.cwd, command.root ?? "."))
+  const style = styleFor(io.output, io.env)
+  const worker = Worker.create({ client, systemPrompt: command.system ?? DEFAULT_SYSTEM_PROMPT })
+  const report = worker.registerTools(demoTools(root))
+  const renderer = new TranscriptRenderer(io.output, style)
+  worker.subscribe(renderer.subscriber)
+
+  io.output.write(style.dim(`llm-worker chat · ${client.provider} · ${client.model} · read_file sees ${root}\n`))
+  for (const warning of report.warnings) io.output.write(style.warn(`! ${warning.tool}: ${warning.message}\n`))
+  io.output.write(style.dim("Ctrl-C cancels an answer; Ctrl-C twice at the prompt, Ctrl-D or /exit quits.\n"))
+
+  const terminal = io.input.isTTY === true && io.output.isTTY === true
+  const rl = createInterface({ input: io.input, output: io.output, terminal, prompt: PROMPT })
+  let running: AbortController | undefined
+  let interruptedAtPrompt = false
+  const onInterrupt = (): void => {
+    if (running !== undefined) {
+      running.abort()
+      return
+    }
+    if (interruptedAtPrompt) {
+      rl.close()
+      return
+    }
+    interruptedAtPrompt = true
+    renderer.line(style.dim("(Ctrl-C again to quit)"))
+    rl.prompt()
+  }
+  // A terminal delivers Ctrl-C to readline; a pipe or `kill -INT` delivers it to the process.
+  rl.on("SIGINT", onInterrupt)
+  process.on("SIGINT", onInterrupt)
+
+  try {
+    rl.prompt()
+    for await (const raw of rl) {
+      interruptedAtPrompt = false
+      const line = raw.trim()
+      if (line === "/exit" || line === "/quit") break
+      if (line !== "") {
+        if (!terminal) io.output.write(`${line}\n`)
+        const before = worker.history().length
+        const controller = new AbortController()
+        running = controller
+        try {
+          await worker.run(line, { signal: controller.signal })
+          renderer.newline()
+        } catch (thrown) {
+          renderer.newline()
+          if (thrown instanceof Cancelled) renderer.line(style.dim("(cancelled)"))
+          else if (isWorkerError(thrown)) renderer.line(style.error(`error: ${thrown.message}`))
+          else throw thrown
+          worker.truncateHistory(before)
+        } finally {
+          running = undefined
+        }
+      }
+      rl.prompt()
+    }
+  } finally {
+    process.off("SIGINT", onInterrupt)
+    rl.close()
+    renderer.newline()
+  }
+  return 0
+}

@@ -1,0 +1,81 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createLlmClient } from "../llm/llm-client.ts"
+import { providerNames, providers } from "../llm/providers/registry.ts"
+import { toolsFragment } from "../schema/provider-tools.ts"
+import { startReplayProvider } from "../testing/replay-provider.ts"
+import { Worker } from "../worker/worker.ts"
+import { configError } from "./cli-error.ts"
+import { RECORDED_MODELS, loadRecording } from "./recordings.ts"
+import { type Output, type Style, TranscriptRenderer } from "./renderer.ts"
+import { demoTools } from "./tools/index.ts"
+
+/** The question the recorded model was asked, and the file its read_file call reads. */
+export const DEMO_PROMPT = "What time is it in Tokyo, what is (17.5 * 4) - 2^3, and what does notes.txt say?"
+export const DEMO_NOTES = "Pack the demo, ship on Friday.\n"
+
+/** A short pause between replayed SSE events, so the stream is seen arriving rather than appearing at once. */
+const EVENT_GAP_MS = 12
+
+/** Byte offsets just after each SSE event, so the replay writes one event at a time. */
+const eventBoundaries = (transcript: string): ReadonlyArray<number> => {
+  const offsets: Array<number> = []
+  for (const match of transcript.matchAll(/\r\n\r\n|\n\n/g)) offsets.push(Buffer.byteLength(transcript.slice(0, match.index + match[0].length)))
+  return offsets
+}
+
+const replayed = (transcript: string) => ({ kind: "stream" as const, transcript, splitAt: eventBoundaries(transcript), gapMs: EVENT_GAP_MS })
+
+/**
+ * Replays a recorded session through the real stack: a local HTTP server sends the provider's recorded SSE bytes,
+ * the real client decodes them, the worker runs the requested calls on the real demo tools (in a scratch folder
+ * holding notes.txt), sends the results back and streams the recorded answer.
+ */
+export const runDemo = async (providerName: string | undefined, out: Output, style: Style): Promise<void> => {
+  const provider = providers.get(providerName ?? "openai")
+  if (provider === undefined) throw configError(`unknown provider "${providerName}"; choose one of: ${providerNames.join(", ")}`)
+  const scheme = provider.scheme.name
+  const server = await startReplayProvider({
+    scheme,
+    script: [replayed(loadRecording(scheme, "tool-calls")), replayed(loadRecording(scheme, "answer"))]
+  })
+  const root = await mkdtemp(join(tmpdir(), "llm-worker-demo-"))
+  try {
+    await writeFile(join(root, "notes.txt"), DEMO_NOTES)
+    out.write(
+      [
+        `REPLAY — no model is called. A local server at ${server.baseUrl} replays a recorded ${provider.name}`,
+        `(${scheme}) stream through the real client, timeline and worker; the tool calls it asks for run for real`,
+        "on the demo tools, and a second recorded response consumes their results.",
+        ""
+      ].join("\n") + "\n"
+    )
+    // `env: {}`: a key or base URL in the caller's environment must not redirect the replay.
+    const client = createLlmClient({ provider, model: RECORDED_MODELS[scheme], apiKey: "replay", baseUrl: server.baseUrl, env: {}, retry: { maxRetries: 0 } })
+    const worker = Worker.create({ client, systemPrompt: "You are a concise assistant. Use the tools when they help." })
+    worker.registerTools(demoTools(root))
+    const renderer = new TranscriptRenderer(out, style)
+    worker.subscribe(renderer.subscriber)
+    out.write(`you› ${DEMO_PROMPT}\n`)
+    const result = await worker.run(DEMO_PROMPT)
+    renderer.newline()
+    const outputs = result.items.filter((item) => item.type === "function_call_output").length
+    out.write(style.dim(`\n(${server.requests.length} requests to the replay server; the second carried ${outputs} tool results)\n`))
+
+    const specs = worker.toolServerHandle().toolDefinitionsSorted()
+    out.write("\nThe demo tools as each provider is shown them (byte-exact `tools` values):\n")
+    for (const dialect of ["openai-chat", "anthropic", "gemini"] as const) out.write(`\n${dialect}:\n${toolsFragment(specs, dialect)}\n`)
+    out.write(
+      [
+        "",
+        "Chat with a real model instead (the key selects the provider):",
+        "  OPENAI_API_KEY=… npx llm-worker chat        ANTHROPIC_API_KEY=… npx llm-worker chat",
+        "  GEMINI_API_KEY=… npx llm-worker chat        npx llm-worker chat --provider ollama --model qwen3",
+        ""
+      ].join("\n")
+    )
+  } finally {
+    await Promise.all([server.close(), rm(root, { recursive: true, force: true })])
+  }
+}

@@ -1,0 +1,36 @@
+import { isWorkerError } from "../worker/worker-error.ts"
+import { USAGE, parseCommand } from "./args.ts"
+import { runChat } from "./chat.ts"
+import { CliError } from "./cli-error.ts"
+import { runDemo } from "./demo.ts"
+import { styleFor } from "./renderer.ts"
+
+/** Runs one command and returns the exit code; expected failures are printed as one line, never as a stack. */
+export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  try {
+    const command = parseCommand(argv)
+    switch (command.kind) {
+      case "help":
+        process.stdout.write(`${USAGE}\n`)
+        return 0
+      case "demo":
+        await runDemo(command.provider, process.stdout, styleFor(process.stdout))
+        return 0
+      case "chat":
+        return await runChat(command)
+    }
+  } catch (thrown) {
+    if (thrown instanceof CliError) {
+      process.stderr.write(`llm-worker: ${thrown.message}\n`)
+      if (thrown.showUsage) process.stderr.write(`\n${USAGE}\n`)
+      return thrown.exitCode
+    }
+    if (isWorkerError(thrown)) {
+      process.stderr.write(`llm-worker: ${thrown._tag}: ${thrown.message}\n`)
+      return 1
+    }
+    throw thrown
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2))

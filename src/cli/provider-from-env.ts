@@ -1,0 +1,66 @@
+import type { LlmClient } from "../llm/client.ts"
+import { createLlmClient } from "../llm/llm-client.ts"
+import { isLlmError } from "../llm/llm-error.ts"
+import type { Provider } from "../llm/providers/provider.ts"
+import { providerNames, providers } from "../llm/providers/registry.ts"
+import type { ConnectionFlags } from "./args.ts"
+import { configError } from "./cli-error.ts"
+
+type Env = Readonly<Record<string, string | undefined>>
+
+/** A model to start with when none is given; any model the provider serves can be passed with --model. */
+export const DEFAULT_MODELS: Readonly<Record<string, string>> = {
+  openai: "gpt-4.1-mini",
+  "openai-responses": "gpt-5-mini",
+  anthropic: "claude-sonnet-4-5",
+  gemini: "gemini-2.5-flash",
+  ollama: "qwen3",
+  "llama.cpp": "default",
+  vllm: "default",
+  openrouter: "openai/gpt-4.1-mini",
+  glm: "glm-4.6",
+  qwen: "qwen-plus",
+  stepfun: "step-2-mini"
+}
+
+/** Which hosted provider a key in the environment selects, in order of preference. */
+const KEY_TO_PROVIDER: ReadonlyArray<readonly [string, string]> = [
+  ["OPENAI_API_KEY", "openai"],
+  ["ANTHROPIC_API_KEY", "anthropic"],
+  ["GEMINI_API_KEY", "gemini"],
+  ["GOOGLE_API_KEY", "gemini"]
+]
+
+const present = (env: Env, name: string): boolean => (env[name] ?? "").trim() !== ""
+
+const pickProvider = (flags: ConnectionFlags, env: Env): Provider => {
+  const named = flags.provider ?? (present(env, "LLM_WORKER_PROVIDER") ? env.LLM_WORKER_PROVIDER?.trim() : undefined)
+  const name = named ?? KEY_TO_PROVIDER.find(([key]) => present(env, key))?.[1]
+  if (name === undefined) {
+    throw configError(
+      "no provider configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY, or pass --provider (e.g. --provider ollama); `llm-worker demo` runs offline"
+    )
+  }
+  const provider = providers.get(name)
+  if (provider === undefined) throw configError(`unknown provider "${name}"; choose one of: ${providerNames.join(", ")}`)
+  return provider
+}
+
+/**
+ * The chat client from flags, then environment. Every configuration problem becomes a one-line `CliError`
+ * (exit 2) that names the variable or flag to set.
+ */
+export const clientFromEnv = (flags: ConnectionFlags, env: Env = process.env): LlmClient => {
+  const provider = pickProvider(flags, env)
+  const model = flags.model ?? (present(env, "LLM_WORKER_MODEL") ? env.LLM_WORKER_MODEL?.trim() : undefined) ?? DEFAULT_MODELS[provider.name]
+  if (model === undefined) throw configError(`no model for provider "${provider.name}": pass --model or set LLM_WORKER_MODEL`)
+  if (provider.requiresApiKey && !provider.apiKeyEnv.some((name) => present(env, name))) {
+    throw configError(`no API key for ${provider.name}: set ${provider.apiKeyEnv.join(" or ")}`)
+  }
+  try {
+    return createLlmClient({ provider, model, env, ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }) })
+  } catch (thrown) {
+    if (isLlmError(thrown) && thrown._tag === "LlmConfigError") throw configError(thrown.message)
+    throw thrown
+  }
+}
