@@ -45,9 +45,10 @@ export const runDemo = async (providerName: string | undefined, out: Output, sty
     await writeFile(join(root, "notes.txt"), DEMO_NOTES)
     out.write(
       [
-        `REPLAY — no model is called. A local server at ${server.baseUrl} replays a recorded ${provider.name}`,
-        `(${scheme}) stream through the real client, timeline and worker; the tool calls it asks for run for real`,
-        "on the demo tools, and a second recorded response consumes their results.",
+        "REPLAY — no model is called: this is a replay of a recorded stream.",
+        `A local server at ${server.baseUrl} sends a recorded ${scheme === provider.name ? scheme : `${provider.name} (${scheme})`} stream`,
+        "through the real client, timeline and worker; the tool calls it asks for run for real on the demo tools,",
+        "and a second recorded response consumes their results.",
         ""
       ].join("\n") + "\n"
     )

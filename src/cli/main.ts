@@ -33,4 +33,10 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   }
 }
 
+// A reader that goes away (`llm-worker demo | head`) is not an error worth a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0)
+  throw error
+})
+
 process.exitCode = await main(process.argv.slice(2))

@@ -1,0 +1,95 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import fc from "fast-check"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PathRefused, readFileTool, readFileUnderRoot } from "../../../src/cli/tools/read-file.ts"
+import { ToolMeta } from "../../../src/tool/tool-meta.ts"
+
+let base: string
+let root: string
+let outside: string
+
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), "llm-worker-read-file-"))
+  root = join(base, "root")
+  outside = join(base, "outside")
+  await mkdir(join(root, "sub"), { recursive: true })
+  await mkdir(outside)
+  await writeFile(join(root, "notes.txt"), "inside notes\n")
+  await writeFile(join(root, "sub", "deep.txt"), "deep file")
+  await writeFile(join(root, "binary.bin"), Buffer.from([0x41, 0x00, 0x42]))
+  await writeFile(join(root, "big.txt"), "x".repeat(5000))
+  await writeFile(join(outside, "secret.txt"), "SECRET")
+  await symlink(join(outside, "secret.txt"), join(root, "link-out.txt"))
+  await symlink(outside, join(root, "dir-out"))
+  await symlink(join(root, "notes.txt"), join(root, "link-in.txt"))
+  await symlink(root, join(base, "root-link"))
+})
+
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true })
+})
+
+const refusal = (path: string, from = root) =>
+  readFileUnderRoot(from, path).then(
+    (text) => `read: ${text}`,
+    (thrown: unknown) => (thrown instanceof PathRefused ? thrown.message : `unexpected: ${String(thrown)}`)
+  )
+
+describe("read_file", () => {
+  it("reads files under the root, through inner symlinks and a symlinked root", async () => {
+    expect(await readFileUnderRoot(root, "notes.txt")).toBe("inside notes\n")
+    expect(await readFileUnderRoot(root, "sub/../sub/deep.txt")).toBe("deep file")
+    expect(await readFileUnderRoot(root, "./link-in.txt")).toBe("inside notes\n")
+    expect(await readFileUnderRoot(root, join(root, "notes.txt"))).toBe("inside notes\n")
+    expect(await readFileUnderRoot(join(base, "root-link"), "notes.txt")).toBe("inside notes\n")
+  })
+
+  it("refuses `..`, absolute paths and symlinks that leave the root", async () => {
+    expect(await refusal("../outside/secret.txt")).toMatch(/outside the readable folder/)
+    expect(await refusal("sub/../../outside/secret.txt")).toMatch(/outside the readable folder/)
+    expect(await refusal(join(outside, "secret.txt"))).toMatch(/outside the readable folder/)
+    expect(await refusal("link-out.txt")).toMatch(/through a symbolic link/)
+    expect(await refusal("dir-out/secret.txt")).toMatch(/through a symbolic link/)
+    expect(await refusal("..")).toMatch(/outside the readable folder/)
+    // Lexical escapes are refused before touching the disk: a missing outside file gets the same answer.
+    expect(await refusal("../nope.txt")).toMatch(/outside the readable folder/)
+  })
+
+  it("refuses what is not a readable text file", async () => {
+    expect(await refusal("missing.txt")).toMatch(/does not exist/)
+    expect(await refusal("sub")).toMatch(/not a regular file/)
+    expect(await refusal("")).toMatch(/not a regular file/)
+    expect(await refusal("binary.bin")).toMatch(/binary file/)
+    expect(await refusal("a\0b")).toMatch(/NUL/)
+  })
+
+  it("caps the size and says how much was left out", async () => {
+    const text = await readFileUnderRoot(root, "big.txt", 1000)
+    expect(text).toBe(`${"x".repeat(1000)}\n[truncated: showed the first 1000 of 5000 bytes]`)
+  })
+
+  it("never returns an outside file's content, whatever path the model makes up", async () => {
+    const segment = fc.constantFrom("..", ".", "", "sub", "notes.txt", "link-out.txt", "dir-out", "outside", "secret.txt", "root")
+    await fc.assert(
+      fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 6 }), fc.boolean(), async (segments, absolute) => {
+        const path = (absolute ? `${base}/` : "") + segments.join("/")
+        const result = await refusal(path)
+        expect(result).not.toContain("SECRET")
+        expect(result.startsWith("unexpected")).toBe(false)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("gives the model an InvalidArgument result for a refused path", async () => {
+    const [, tool] = readFileTool(root)()
+    const context = { callId: "c1", signal: new AbortController().signal, meta: ToolMeta.make("read_file") }
+    await expect(tool.execute(JSON.stringify({ path: "notes.txt" }), context)).resolves.toBe("inside notes\n")
+    await expect(tool.execute(JSON.stringify({ path: "../outside/secret.txt" }), context)).rejects.toMatchObject({
+      _tag: "InvalidArgument",
+      message: expect.stringMatching(/outside the readable folder/)
+    })
+  })
+})
