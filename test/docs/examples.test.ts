@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process"
-import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 
@@ -176,5 +176,19 @@ describe("docs: examples run offline and print what the guides say", () => {
     expect(stderr, `${file} wrote to stderr`).toBe("")
     expect(code, `${file} exited with ${code}\n${stdout}`).toBe(0)
     expect(matchesInOrder(stdout, EXPECTED[file] ?? []), stdout).toBeUndefined()
+  })
+})
+
+describe("docs: relative links resolve", () => {
+  const pages = [
+    join(root, "docs", "architecture.md"),
+    ...guides.map((guide) => join(guidesDir, guide)),
+    ...readdirSync(join(root, "docs", "decisions")).filter((name) => name.endsWith(".md")).map((name) => join(root, "docs", "decisions", name))
+  ]
+  it.each(pages.map((page) => [page.slice(root.length)] as const))("%s", (page) => {
+    const text = readFileSync(join(root, page), "utf8")
+    const targets = [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1] as string).filter((t) => !/^[a-z]+:/.test(t))
+    const broken = targets.filter((target) => !existsSync(join(dirname(join(root, page)), target)))
+    expect(broken).toEqual([])
   })
 })
