@@ -1,8 +1,9 @@
 import { Effect } from "effect"
 import type { ToolSpec } from "../llm/request.ts"
-import type { Tool, ToolContext } from "../tool/tool.ts"
+import type { Tool } from "../tool/tool.ts"
 import { toToolError } from "../tool/tool-constructors.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
+import { whenAborted } from "./abort-watch.ts"
 import {
   type ToolCallError,
   ToolCancelled,
@@ -70,7 +71,6 @@ export interface CallToolOptions {
 
 const NEVER_ABORTED: AbortSignal = new AbortController().signal
 let localCallCounter = 0
-const TIMEOUT = Symbol("timeout")
 
 /** Registry state reachable only from inside the package (the Worker registers; nobody else can). */
 const registries = new WeakMap<ToolServerHandle, ToolRegistry>()
@@ -123,15 +123,18 @@ export class ToolServerHandle {
    * Executes a tool with the raw JSON argument text. Resolves with the output text; rejects with a
    * `ToolCallError` (`ToolNotFound`, `ToolExecution`, `ToolTimeout`, `ToolCancelled`) and nothing else.
    */
-  async callTool(name: string, argumentsJson: string, options?: CallToolOptions): Promise<string> {
+  callTool(name: string, argumentsJson: string, options?: CallToolOptions): Promise<string> {
     const entry = registryOf(this).entries.get(name)
-    if (entry === undefined) throw new ToolNotFound({ name, message: `unknown tool "${name}"` })
+    if (entry === undefined) return Promise.reject(new ToolNotFound({ name, message: `unknown tool "${name}"` }))
     const callId = options?.callId ?? `local_${++localCallCounter}`
     if (options?.signal === undefined && options?.timeoutMs === undefined) {
+      // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
       try {
-        return await entry.tool.execute(argumentsJson, { callId, signal: NEVER_ABORTED, meta: entry.meta })
+        return entry.tool
+          .execute(argumentsJson, { callId, signal: NEVER_ABORTED, meta: entry.meta })
+          .then(undefined, (thrown: unknown) => Promise.reject(executionError(name, thrown)))
       } catch (thrown) {
-        throw executionError(name, thrown)
+        return Promise.reject(executionError(name, thrown))
       }
     }
     return callGuarded(entry, callId, argumentsJson, options)
@@ -155,51 +158,62 @@ const executionError = (name: string, thrown: unknown): ToolExecution => {
   return new ToolExecution({ name, error, message: error.message })
 }
 
-/** The call with a deadline and/or an external signal: the tool is raced against both and never awaited past them. */
-const callGuarded = async (
-  entry: ToolEntry,
-  callId: string,
-  argumentsJson: string,
-  options: CallToolOptions
-): Promise<string> => {
+/**
+ * The call with a deadline and/or an external signal: the tool is raced against both and never awaited past
+ * them. Without a deadline the tool gets the caller's own signal (no controller, no listener of its own).
+ */
+const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, options: CallToolOptions): Promise<string> => {
   const name = entry.meta.name
   const outer = options.signal
-  if (outer?.aborted) throw new ToolCancelled({ name, message: `call to "${name}" was cancelled` })
-  const controller = new AbortController()
-  const forward = (): void => controller.abort(outer?.reason)
-  outer?.addEventListener("abort", forward, { once: true })
-  const timer =
-    options.timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(TIMEOUT), options.timeoutMs)
-  const stopped = new Promise<never>((_, reject) => {
-    controller.signal.addEventListener(
-      "abort",
-      () => {
-        reject(
-          controller.signal.reason === TIMEOUT
-            ? new ToolTimeout({
-                name,
-                afterMs: options.timeoutMs ?? 0,
-                message: `tool "${name}" timed out after ${options.timeoutMs} ms`
-              })
-            : new ToolCancelled({ name, message: `call to "${name}" was cancelled` })
-        )
+  const cancelled = (): ToolCancelled => new ToolCancelled({ name, message: `call to "${name}" was cancelled` })
+  if (outer?.aborted) return Promise.reject(cancelled())
+  return new Promise<string>((resolve, reject) => {
+    const timeoutMs = options.timeoutMs
+    const controller = timeoutMs === undefined ? undefined : new AbortController()
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let unwatch: (() => void) | undefined
+    const finish = (): void => {
+      unwatch?.()
+      if (timer !== undefined) clearTimeout(timer)
+    }
+    if (outer !== undefined) {
+      unwatch = whenAborted(outer, () => {
+        finish()
+        controller?.abort(outer.reason)
+        reject(cancelled())
+      })
+    }
+    if (controller !== undefined) {
+      timer = setTimeout(() => {
+        finish()
+        const error = new ToolTimeout({ name, afterMs: timeoutMs ?? 0, message: `tool "${name}" timed out after ${timeoutMs} ms` })
+        controller.abort(error)
+        reject(error)
+      }, timeoutMs)
+    }
+    const signal = controller?.signal ?? outer ?? NEVER_ABORTED
+    let running: Promise<string>
+    try {
+      // Promise.resolve: a tool written in plain JavaScript may return a bare string.
+      running = Promise.resolve(entry.tool.execute(argumentsJson, { callId, signal, meta: entry.meta }))
+    } catch (thrown) {
+      finish()
+      reject(executionError(name, thrown))
+      return
+    }
+    // After a timeout or cancel the promise is already settled; a tool that ignored its signal and settles
+    // late lands here harmlessly instead of as an unhandled rejection.
+    running.then(
+      (output) => {
+        finish()
+        resolve(output)
       },
-      { once: true }
+      (thrown: unknown) => {
+        finish()
+        reject(isToolCallError(thrown) ? thrown : executionError(name, thrown))
+      }
     )
   })
-  const context: ToolContext = { callId, signal: controller.signal, meta: entry.meta }
-  try {
-    // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-    const running = Promise.resolve(entry.tool.execute(argumentsJson, context))
-    // A tool that ignores its signal may settle later; its late rejection must not surface as unhandled.
-    running.catch(() => undefined)
-    return await Promise.race([running, stopped])
-  } catch (thrown) {
-    throw isToolCallError(thrown) ? thrown : executionError(name, thrown)
-  } finally {
-    if (timer !== undefined) clearTimeout(timer)
-    outer?.removeEventListener("abort", forward)
-  }
 }
 
 /**

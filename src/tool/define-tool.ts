@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { ArgumentSchema, InferArguments } from "../schema/codec.ts"
 import { formatIssues, makeArgumentCodec } from "../schema/codec.ts"
-import type { ArgumentCodec } from "../schema/argument-codec.ts"
+import type { ArgumentCodec, DecodeResult } from "../schema/argument-codec.ts"
 import type { Tool, ToolContext, ToolDefinition } from "./tool.ts"
 import { describeThrown, runToolEffect, toToolError } from "./tool-constructors.ts"
 import { ExecutionFailed, InvalidArgument } from "./tool-error.ts"
@@ -35,8 +35,8 @@ const NO_ARGUMENTS = { type: "object", properties: {}, additionalProperties: fal
 
 const kindOf = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "array" : typeof value)
 
-/** Parses and decodes the model's argument text; every refusal is an `InvalidArgument` the model can act on. */
-const decodeArguments = async <A>(codec: ArgumentCodec<A>, argumentsJson: string): Promise<A> => {
+/** Parses the model's argument text and decodes it; every refusal is an `InvalidArgument` the model can act on. */
+const decodeArguments = <A>(codec: ArgumentCodec<A>, argumentsJson: string): DecodeResult<A> | Promise<DecodeResult<A>> => {
   let parsed: unknown
   try {
     parsed = JSON.parse(argumentsJson)
@@ -46,8 +46,10 @@ const decodeArguments = async <A>(codec: ArgumentCodec<A>, argumentsJson: string
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new InvalidArgument({ message: `arguments must be a JSON object, got ${kindOf(parsed)}` })
   }
-  const decoded = codec.decode(parsed)
-  const result = decoded instanceof Promise ? await decoded : decoded
+  return codec.decode(parsed)
+}
+
+const decodedValue = <A>(result: DecodeResult<A>): A => {
   if (!result.ok) throw new InvalidArgument({ message: formatIssues(result.issues) })
   return result.value
 }
@@ -63,10 +65,26 @@ const renderOutput = (value: unknown): string => {
   }
 }
 
-const settle = async (result: unknown, signal: AbortSignal): Promise<unknown> => {
-  // A handler's Effect cannot require services: the type of `execute` admits none, so the cast is sound.
-  if (Effect.isEffect(result)) return runToolEffect(result as Effect.Effect<unknown, unknown>, signal)
-  return result
+const rejectAsToolError = (thrown: unknown): Promise<never> => Promise.reject(toToolError(thrown))
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function"
+
+/**
+ * Runs the handler and renders its result. Written without `async` on purpose: this is the dispatch hot path,
+ * and every extra async frame is a promise allocation and a microtask (see docs/benchmarks.md).
+ */
+const runHandler = (handler: () => unknown, signal: AbortSignal): Promise<string> => {
+  let result: unknown
+  try {
+    result = handler()
+    if (isThenable(result)) return Promise.resolve(result).then(renderOutput, rejectAsToolError)
+    // A handler's Effect cannot require services: the type of `execute` admits none, so the cast is sound.
+    if (Effect.isEffect(result)) return runToolEffect(result as Effect.Effect<unknown, unknown>, signal).then(renderOutput)
+    return Promise.resolve(renderOutput(result))
+  } catch (thrown) {
+    return rejectAsToolError(thrown)
+  }
 }
 
 /**
@@ -94,15 +112,14 @@ export function defineTool<S extends ArgumentSchema = ArgumentSchema, State = un
   const factory = (): readonly [ToolMeta, Tool] => {
     const state = config.state === undefined ? (undefined as State) : config.state()
     const tool: Tool = {
-      async execute(argumentsJson, context) {
-        const args = await decodeArguments(codec, argumentsJson)
-        let result: unknown
+      execute(argumentsJson, context) {
+        const call = (args: InferArguments<S>): Promise<string> => runHandler(() => execute(args, context, state), context.signal)
         try {
-          result = await settle(execute(args, context, state), context.signal)
+          const decoded = decodeArguments(codec, argumentsJson)
+          return decoded instanceof Promise ? decoded.then((result) => call(decodedValue(result))) : call(decodedValue(decoded))
         } catch (thrown) {
-          throw toToolError(thrown)
+          return rejectAsToolError(thrown)
         }
-        return renderOutput(result)
       }
     }
     return [meta, tool] as const
