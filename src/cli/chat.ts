@@ -5,6 +5,7 @@ import { Cancelled, isWorkerError } from "../worker/worker-error.ts"
 import { Worker } from "../worker/worker.ts"
 import type { Command } from "./args.ts"
 import { configError } from "./cli-error.ts"
+import { failureText } from "./failure-text.ts"
 import { clientFromEnv } from "./provider-from-env.ts"
 import { TranscriptRenderer, styleFor } from "./renderer.ts"
 import { demoTools } from "./tools/index.ts"
@@ -86,7 +87,7 @@ export const runChat = async (
         } catch (thrown) {
           renderer.newline()
           if (thrown instanceof Cancelled) renderer.line(style.dim("(cancelled)"))
-          else if (isWorkerError(thrown)) renderer.line(style.error(`error: ${thrown.message}`))
+          else if (isWorkerError(thrown)) renderer.line(style.error(`error: ${failureText(thrown)}`))
           else throw thrown
           worker.truncateHistory(before)
         } finally {
