@@ -194,11 +194,11 @@ export class MutableWorker extends WorkerBase {
   }
 
   setSystemPrompt(prompt: string | undefined): void {
-    this.live("setSystemPrompt").systemPrompt = prompt
+    this.idle("setSystemPrompt").systemPrompt = prompt
   }
 
   setConfig(config: RequestConfig): void {
-    this.live("setConfig").config = { ...config }
+    this.idle("setConfig").config = { ...config }
   }
 
   /** Replaces the history. Decisions kept for calls paused in the old history are dropped. */

@@ -80,3 +80,19 @@ describe("registration through the Worker", () => {
     expect(report.warnings.every((w) => w.severity === "warning" && w.provider === "openai-chat")).toBe(true)
   })
 })
+
+describe("edits during a run", () => {
+  it("refuses system prompt and config changes while a run is in flight", async () => {
+    const { WorkerBusy } = await import("../../src/index.ts")
+    const client = new ScriptedClient([{ events: [], stallAfter: 0 }], "anthropic")
+    const worker = Worker.create({ client })
+    const running = worker.run("hello").catch((e: unknown) => e)
+    await new Promise((r) => setTimeout(r, 10))
+    expect(() => worker.setSystemPrompt("changed")).toThrow(WorkerBusy)
+    expect(() => worker.setConfig({ maxTokens: 10 })).toThrow(WorkerBusy)
+    worker.cancel()
+    await running
+    worker.setSystemPrompt("after the run")
+    expect(worker.systemPrompt).toBe("after the run")
+  })
+})
