@@ -63,21 +63,26 @@ export const runChat = async (
       return
     }
     interruptedAtPrompt = true
-    renderer.line(style.dim("(Ctrl-C again to quit)"))
+    // The cursor is after the prompt, which readline wrote and the renderer does not know about.
+    io.output.write(`\n${style.dim("(Ctrl-C again to quit)")}\n`)
     rl.prompt()
   }
   // A terminal delivers Ctrl-C to readline; a pipe or `kill -INT` delivers it to the process.
   rl.on("SIGINT", onInterrupt)
   process.on("SIGINT", onInterrupt)
+  // A terminal echoes a line when it is typed; one typed during an answer is echoed again after its own prompt.
+  const typedDuringAnswer: Array<boolean> = []
+  rl.on("line", () => typedDuringAnswer.push(running !== undefined))
 
   try {
     rl.prompt()
     for await (const raw of rl) {
       interruptedAtPrompt = false
+      const echo = !terminal || typedDuringAnswer.shift() === true
       const line = raw.trim()
       if (line === "/exit" || line === "/quit") break
       if (line !== "") {
-        if (!terminal) io.output.write(`${line}\n`)
+        if (echo) io.output.write(`${line}\n`)
         const before = worker.history().length
         const controller = new AbortController()
         running = controller

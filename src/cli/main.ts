@@ -6,7 +6,7 @@ import { runDemo } from "./demo.ts"
 import { styleFor } from "./renderer.ts"
 
 /** Runs one command and returns the exit code; expected failures are printed as one line, never as a stack. */
-export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   try {
     const command = parseCommand(argv)
     switch (command.kind) {
