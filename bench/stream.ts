@@ -173,7 +173,7 @@ const main = async (): Promise<void> => {
       const rate = (t: { readonly p50: number }) => mbps(body.length, t.p50)
       const ratio = (t: { readonly ratio: number }) => `${(1 / t.ratio).toFixed(2)}×`
       for (const [label, t] of [["decode", decode], ["+ timeline", timeline], ["client", full]] as const) {
-        if (t !== undefined && rate(t) < TARGET_MBPS) misses.push(`${scheme.name} ${label} @ ${formatBytes(size)}: ${rate(t).toFixed(0)} MB/s`)
+        if (t !== undefined && rate(t) < TARGET_MBPS) misses.push(`${scheme.name} ${label} @ ${formatBytes(size)} ${rate(t).toFixed(0)}`)
       }
       if (sdk === undefined || decode === undefined || timeline === undefined || full === undefined) throw new Error("missing timing")
       rows.push([
@@ -195,10 +195,11 @@ const main = async (): Promise<void> => {
       rows
     )
   )
+  const cells = FORMATS.length * CHUNK_SIZES.length * 3
   console.log(
     misses.length === 0
-      ? `\nTarget ≥ ${TARGET_MBPS} MB/s on one core: met by every variant of ours.`
-      : `\nTarget ≥ ${TARGET_MBPS} MB/s on one core: missed by ${misses.join("; ")}.`
+      ? `\nTarget ≥ ${TARGET_MBPS} MB/s on one core: met in all ${cells} cells of ours.`
+      : `\nTarget ≥ ${TARGET_MBPS} MB/s on one core: met in ${cells - misses.length} of ${cells} cells of ours; below it: ${misses.join("; ")}.`
   )
 
   console.log(`\n### Where the time goes (decode path, ${formatBytes(BREAKDOWN_CHUNK)} chunks)\n`)
