@@ -71,8 +71,9 @@ export const runDemo = async (providerName: string | undefined, out: Output, sty
       [
         "",
         "Chat with a real model instead (the key selects the provider):",
-        "  OPENAI_API_KEY=… npx llm-worker chat        ANTHROPIC_API_KEY=… npx llm-worker chat",
-        "  GEMINI_API_KEY=… npx llm-worker chat        npx llm-worker chat --provider ollama --model qwen3",
+        "  OPENAI_API_KEY=… llm-worker chat        ANTHROPIC_API_KEY=… llm-worker chat",
+        "  GEMINI_API_KEY=… llm-worker chat        llm-worker chat --provider ollama --model qwen3",
+        "(from a checkout of this repository: node bin/llm-worker.mjs chat …)",
         ""
       ].join("\n")
     )
