@@ -105,6 +105,13 @@ const serialise = (value: unknown, mode: Mode): string =>
 export const canonicalJson = (value: unknown): string => serialise(value, DATA)
 
 /**
+ * A copy of a JSON Schema with its keys in canonical order (as `canonicalSchemaJson` writes them). Storing
+ * schemas this way once, at tool creation, lets every later emission take the `JSON.stringify` fast path.
+ */
+export const canonicalSchemaCopy = <A>(schema: A): A =>
+  (isOrdered(schema, SCHEMA, false) ? structuredClone(schema) : ordered(schema, SCHEMA, false)) as A
+
+/**
  * Canonical JSON text of a JSON Schema: keys sorted by code unit except the keys of `properties` maps (author's
  * order kept); `$schema` dropped at every level. `enum`, `const`, `default` and `examples` are data.
  */

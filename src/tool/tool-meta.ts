@@ -1,4 +1,5 @@
 import { Data, Equal, Hash } from "effect"
+import { canonicalSchemaCopy } from "../schema/canonical-json.ts"
 import type { JsonSchema, JsonValue } from "../schema/json-schema.ts"
 
 /** The widest tool-name rule any provider accepts; narrower provider rules are applied per provider. */
@@ -20,7 +21,6 @@ const deepFreeze = <A extends JsonValue>(value: A): A => {
   return value
 }
 
-const cloneJson = <A extends JsonValue>(value: A): A => structuredClone(value)
 
 const jsonEquals = (a: JsonValue, b: JsonValue): boolean => {
   if (a === b) return true
@@ -77,9 +77,13 @@ export class ToolMeta implements Equal.Equal {
     return new ToolMeta(this.name, text, this.schema)
   }
 
-  /** A copy with this input schema (deep-copied and frozen, so later edits to the argument cannot leak in). */
+  /**
+   * A copy with this input schema: deep-copied with its keys in canonical order (the author's order of
+   * `properties` kept) and frozen, so later edits to the argument cannot leak in and every provider fragment
+   * built from it serialises without reordering.
+   */
   inputSchema(schema: JsonSchema): ToolMeta {
-    return new ToolMeta(this.name, this.descriptionText, deepFreeze(cloneJson(schema)))
+    return new ToolMeta(this.name, this.descriptionText, deepFreeze(canonicalSchemaCopy(schema)))
   }
 
   equals(that: ToolMeta): boolean {
