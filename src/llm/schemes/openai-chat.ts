@@ -146,9 +146,10 @@ export const makeOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme =>
       const { config } = request
       const names = toolNames(request.tools, "openai-chat")
       const withTools = request.tools.length > 0
+      // Key order puts the history last: everything before it (tools, settings) stays byte-identical while a
+      // conversation grows, so the request's prefix is as stable as the conversation allows.
       const body: { [key: string]: JsonBodyValue | undefined } = {
         model: request.model,
-        messages: messages(request, names),
         tools: withTools ? rawJson(toolsFragment(request.tools, "openai-chat")) : undefined,
         tool_choice: withTools && config.toolChoice !== undefined ? toolChoice(config.toolChoice, names) : undefined,
         parallel_tool_calls: withTools ? config.parallelToolCalls : undefined
@@ -161,6 +162,7 @@ export const makeOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme =>
       body["reasoning_effort"] = config.reasoning?.effort
       body["stream"] = true
       body["stream_options"] = streamUsage ? { include_usage: true } : undefined
+      body["messages"] = messages(request, names)
       return jsonBody(body)
     }
   }

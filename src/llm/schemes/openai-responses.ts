@@ -94,10 +94,10 @@ export const openAiResponsesScheme: Scheme = {
       if (encoded !== undefined) input.push(encoded)
     }
     const reasoning = config.reasoning
+    // Key order puts the history last, so everything before it stays byte-identical while a conversation grows.
     return jsonBody({
       model: request.model,
       instructions: request.systemPrompt,
-      input,
       tools: withTools ? rawJson(toolsFragment(request.tools, "openai-responses")) : undefined,
       tool_choice: withTools && config.toolChoice !== undefined ? toolChoice(config.toolChoice, names) : undefined,
       parallel_tool_calls: withTools ? config.parallelToolCalls : undefined,
@@ -107,7 +107,8 @@ export const openAiResponsesScheme: Scheme = {
       // A summary is what streams as visible reasoning text; without it only encrypted content comes back.
       reasoning: reasoning === undefined ? undefined : { effort: reasoning.effort, summary: "auto" },
       include: reasoning === undefined ? undefined : ["reasoning.encrypted_content"],
-      stream: true
+      stream: true,
+      input
     })
   }
 }
