@@ -5,6 +5,11 @@ import type { ConfigWarning, SchemeName } from "./scheme.ts"
 export interface StreamOptions {
   /** Cancels the request at any point: before headers, between events, during retries' back-off. */
   readonly signal?: AbortSignal
+  /**
+   * The body `encodeRequest(request)` produced for this very request, when the caller already has it (the
+   * Worker encodes each request once to verify its cache lock); saves encoding it twice.
+   */
+  readonly body?: string
 }
 
 /**

@@ -85,6 +85,10 @@ export const createLlmClient = (options: LlmClientOptions): LlmClient => {
     encodeRequest: (request) => scheme.encodeRequest(request),
     validate: (request) => scheme.validate(request),
     stream: (request, streamOptions) =>
-      streamSse({ url, headers, body: scheme.encodeRequest(request), decoder: () => scheme.decoder(request) }, transport, streamOptions?.signal)
+      streamSse(
+        { url, headers, body: streamOptions?.body ?? scheme.encodeRequest(request), decoder: () => scheme.decoder(request) },
+        transport,
+        streamOptions?.signal
+      )
   }
 }

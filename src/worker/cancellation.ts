@@ -1,3 +1,4 @@
+import { whenAborted } from "../tool-server/abort-watch.ts"
 import { Cancelled } from "./worker-error.ts"
 
 /**
@@ -52,22 +53,25 @@ export const childController = (parent: AbortSignal): { readonly controller: Abo
 /**
  * Awaits `promise` unless `signal` fires first, in which case it rejects with `onAbort()` at once and the
  * promise is left to settle on its own (its rejection is swallowed). This is what keeps a client or hook that
- * ignores its signal from holding the run hostage.
+ * ignores its signal from holding the run hostage. It runs once per stream event, so it watches the signal
+ * through the shared per-signal watcher rather than adding an EventTarget listener each time.
  */
-export const raceAbort = async <A>(promise: Promise<A>, signal: AbortSignal, onAbort: () => unknown): Promise<A> => {
+export const raceAbort = <A>(promise: Promise<A>, signal: AbortSignal, onAbort: () => unknown): Promise<A> => {
   if (signal.aborted) {
     promise.catch(() => undefined)
-    throw onAbort()
+    return Promise.reject(onAbort())
   }
-  let listener: (() => void) | undefined
-  const aborted = new Promise<never>((_, reject) => {
-    listener = () => reject(onAbort())
-    signal.addEventListener("abort", listener, { once: true })
+  return new Promise<A>((resolve, reject) => {
+    const stop = whenAborted(signal, () => reject(onAbort()))
+    promise.then(
+      (value) => {
+        stop()
+        resolve(value)
+      },
+      (error: unknown) => {
+        stop()
+        reject(error)
+      }
+    )
   })
-  promise.catch(() => undefined)
-  try {
-    return await Promise.race([promise, aborted])
-  } finally {
-    if (listener !== undefined) signal.removeEventListener("abort", listener)
-  }
 }

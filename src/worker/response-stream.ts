@@ -44,6 +44,7 @@ const attachSubscribers = (core: WorkerCore, timeline: Timeline, turn: number): 
 export const streamResponse = async (
   core: WorkerCore,
   request: Request,
+  body: string,
   turn: number,
   runSignal: AbortSignal
 ): Promise<StreamedResponse> => {
@@ -64,7 +65,7 @@ export const streamResponse = async (
   }
 
   try {
-    iterator = core.client.stream(request, { signal: controller.signal })[Symbol.asyncIterator]()
+    iterator = core.client.stream(request, { signal: controller.signal, body })[Symbol.asyncIterator]()
     for (;;) {
       const next = await raceAbort(iterator.next(), runSignal, cancelled)
       if (next.done === true) break

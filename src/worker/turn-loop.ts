@@ -101,7 +101,7 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
         })
       }
       const request = await prepareRequest(core, turn, signal)
-      const report = checkRequest(core, request, turn)
+      const { report, body } = checkRequest(core, request, turn)
       cache.push(report)
       core.hub.emit({ type: "cache_report", report })
       if (report.locked?.intact === false) {
@@ -112,7 +112,7 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
       }
 
       core.hub.emit({ type: "turn_start", turn })
-      const { response } = await streamResponse(core, request, turn, signal)
+      const { response } = await streamResponse(core, request, body, turn, signal)
       addUsage(usage, response.usage)
       core.history.push(...response.items)
       const calls = response.items.filter((item): item is FunctionCallItem => item.type === "function_call")
@@ -171,7 +171,7 @@ const prepareRequest = async (core: WorkerCore, turn: number, signal: AbortSigna
 }
 
 /** Verifies the tool set against the lock, and measures the body against the previous one and the locked prefix. */
-const checkRequest = (core: WorkerCore, request: Request, turn: number): CacheReport => {
+const checkRequest = (core: WorkerCore, request: Request, turn: number): { readonly report: CacheReport; readonly body: string } => {
   const lock = core.lock
   if (lock !== undefined && core.tools.version !== lock.toolsVersion) {
     throw new CacheLockViolation({
@@ -179,6 +179,6 @@ const checkRequest = (core: WorkerCore, request: Request, turn: number): CacheRe
       message: `the tool set changed while cache-locked (version ${lock.toolsVersion} at lock, now ${core.tools.version})`
     })
   }
-  const body = Buffer.from(core.client.encodeRequest(request), "utf8")
-  return core.bytes.measure(turn, body, lock)
+  const body = core.client.encodeRequest(request)
+  return { report: core.bytes.measure(turn, Buffer.from(body, "utf8"), lock), body }
 }
