@@ -5,7 +5,7 @@ import type { ToolDefinition } from "../tool/tool.ts"
 import { describeThrown } from "../tool/tool-constructors.ts"
 import { ToolMeta } from "../tool/tool-meta.ts"
 import type { ToolServerHandle } from "./tool-server.ts"
-import { type ToolEntry, type ToolRegistry, registryOf } from "./tool-server.ts"
+import { type ToolEntry, type ToolRegistry, executionError, registryOf } from "./tool-server.ts"
 import { DuplicateName, RegistrationFailed } from "./tool-server-error.ts"
 
 export interface RegistrationOptions {
@@ -43,7 +43,8 @@ const instantiate = (definition: ToolDefinition): ToolEntry => {
     throw new RegistrationFailed({ name: meta.name, message: `tool "${meta.name}" has no execute function` })
   }
   const spec: ToolSpec = Object.freeze({ name: meta.name, description: meta.descriptionText, inputSchema: meta.schema })
-  return Object.freeze({ meta, tool: tool as ToolEntry["tool"], spec })
+  const fail = (thrown: unknown): Promise<never> => Promise.reject(executionError(meta.name, thrown))
+  return Object.freeze({ meta, tool: tool as ToolEntry["tool"], spec, fail })
 }
 
 const dialectOf = (target: LintTarget): ToolDialect => (target === "gemini-subset" ? "gemini" : target)

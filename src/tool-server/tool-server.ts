@@ -18,6 +18,8 @@ export interface ToolEntry {
   readonly meta: ToolMeta
   readonly tool: Tool
   readonly spec: ToolSpec
+  /** Maps a tool's failure to `ToolExecution`; built once per entry so the hot path creates no closure. */
+  readonly fail: (thrown: unknown) => Promise<never>
 }
 
 /**
@@ -72,11 +74,11 @@ export interface CallToolOptions {
 const NEVER_ABORTED: AbortSignal = new AbortController().signal
 let localCallCounter = 0
 
-/** Registry state reachable only from inside the package (the Worker registers; nobody else can). */
-const registries = new WeakMap<ToolServerHandle, ToolRegistry>()
+/** Set by the handle class's static block: the only way to reach a handle's private registry. */
+let readRegistry: (handle: ToolServerHandle) => ToolRegistry
 
 /** @internal Used by the Worker's registration path; not exported from the package. */
-export const registryOf = (handle: ToolServerHandle): ToolRegistry => registries.get(handle) as ToolRegistry
+export const registryOf = (handle: ToolServerHandle): ToolRegistry => readRegistry(handle)
 
 /**
  * A cheap, cloneable view of a tool server. Everything here is safe to hand to hooks and application code:
@@ -84,20 +86,27 @@ export const registryOf = (handle: ToolServerHandle): ToolRegistry => registries
  * Mutable state registers tools.
  */
 export class ToolServerHandle {
+  /** Truly private (not reachable by reflection); registration reaches it through `registryOf` inside the package. */
+  readonly #registry: ToolRegistry
+
+  static {
+    readRegistry = (handle) => handle.#registry
+  }
+
   /** @internal */
   constructor(registry: ToolRegistry) {
-    registries.set(this, registry)
+    this.#registry = registry
     Object.freeze(this)
   }
 
   /** Another handle on the same tools. */
   clone(): ToolServerHandle {
-    return new ToolServerHandle(registryOf(this))
+    return new ToolServerHandle(this.#registry)
   }
 
   /** Increases whenever the tool set changes; equal versions mean byte-identical definitions. */
   get version(): number {
-    return registryOf(this).version
+    return this.#registry.version
   }
 
   /** Names of the registered tools, sorted. */
@@ -107,7 +116,7 @@ export class ToolServerHandle {
 
   /** The meta and the live instance of a tool (hooks use the instance to read its state). */
   getTool(name: string): { readonly meta: ToolMeta; readonly tool: Tool } | undefined {
-    const entry = registryOf(this).entries.get(name)
+    const entry = this.#registry.entries.get(name)
     return entry === undefined ? undefined : { meta: entry.meta, tool: entry.tool }
   }
 
@@ -116,7 +125,7 @@ export class ToolServerHandle {
    * is unchanged, so provider fragments built from it are cached and re-emitting costs nothing.
    */
   toolDefinitionsSorted(): ReadonlyArray<ToolSpec> {
-    return registryOf(this).sortedSpecs()
+    return this.#registry.sortedSpecs()
   }
 
   /**
@@ -124,15 +133,13 @@ export class ToolServerHandle {
    * `ToolCallError` (`ToolNotFound`, `ToolExecution`, `ToolTimeout`, `ToolCancelled`) and nothing else.
    */
   callTool(name: string, argumentsJson: string, options?: CallToolOptions): Promise<string> {
-    const entry = registryOf(this).entries.get(name)
+    const entry = this.#registry.entries.get(name)
     if (entry === undefined) return Promise.reject(new ToolNotFound({ name, message: `unknown tool "${name}"` }))
     const callId = options?.callId ?? `local_${++localCallCounter}`
     if (options?.signal === undefined && options?.timeoutMs === undefined) {
       // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
       try {
-        return entry.tool
-          .execute(argumentsJson, { callId, signal: NEVER_ABORTED, meta: entry.meta })
-          .then(undefined, (thrown: unknown) => Promise.reject(executionError(name, thrown)))
+        return entry.tool.execute(argumentsJson, { callId, signal: NEVER_ABORTED, meta: entry.meta }).then(undefined, entry.fail)
       } catch (thrown) {
         return Promise.reject(executionError(name, thrown))
       }
@@ -153,7 +160,7 @@ export class ToolServerHandle {
   }
 }
 
-const executionError = (name: string, thrown: unknown): ToolExecution => {
+export const executionError = (name: string, thrown: unknown): ToolExecution => {
   const error = toToolError(thrown)
   return new ToolExecution({ name, error, message: error.message })
 }

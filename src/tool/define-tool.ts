@@ -71,16 +71,21 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function"
 
 /**
- * Runs the handler and renders its result. Written without `async` on purpose: this is the dispatch hot path,
- * and every extra async frame is a promise allocation and a microtask (see docs/benchmarks.md).
+ * Runs the handler and renders its result. Written without `async` and without per-call closures on purpose:
+ * this is the dispatch hot path, where every extra async frame is a promise and a microtask, and every closure
+ * created per call costs a `__name` property definition under tsx/esbuild (see docs/benchmarks.md).
  */
-const runHandler = (handler: () => unknown, signal: AbortSignal): Promise<string> => {
-  let result: unknown
+const runHandler = <A, State>(
+  handler: (args: A, context: ToolContext, state: State) => unknown,
+  args: A,
+  context: ToolContext,
+  state: State
+): Promise<string> => {
   try {
-    result = handler()
+    const result = handler(args, context, state)
     if (isThenable(result)) return Promise.resolve(result).then(renderOutput, rejectAsToolError)
     // A handler's Effect cannot require services: the type of `execute` admits none, so the cast is sound.
-    if (Effect.isEffect(result)) return runToolEffect(result as Effect.Effect<unknown, unknown>, signal).then(renderOutput)
+    if (Effect.isEffect(result)) return runToolEffect(result as Effect.Effect<unknown, unknown>, context.signal).then(renderOutput)
     return Promise.resolve(renderOutput(result))
   } catch (thrown) {
     return rejectAsToolError(thrown)
@@ -113,13 +118,17 @@ export function defineTool<S extends ArgumentSchema = ArgumentSchema, State = un
     const state = config.state === undefined ? (undefined as State) : config.state()
     const tool: Tool = {
       execute(argumentsJson, context) {
-        const call = (args: InferArguments<S>): Promise<string> => runHandler(() => execute(args, context, state), context.signal)
+        let args: InferArguments<S>
         try {
           const decoded = decodeArguments(codec, argumentsJson)
-          return decoded instanceof Promise ? decoded.then((result) => call(decodedValue(result))) : call(decodedValue(decoded))
+          if (decoded instanceof Promise) {
+            return decoded.then((result) => runHandler(execute, decodedValue(result), context, state))
+          }
+          args = decodedValue(decoded)
         } catch (thrown) {
           return rejectAsToolError(thrown)
         }
+        return runHandler(execute, args, context, state)
       }
     }
     return [meta, tool] as const
