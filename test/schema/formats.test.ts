@@ -27,3 +27,20 @@ describe("string formats the model is shown are enforced", () => {
     expect(codec.decode({ id: "123" })).toMatchObject({ ok: false })
   })
 })
+
+describe("compilation", () => {
+  it("refuses an invalid JSON Schema at definition time, before any call", async () => {
+    const { UnsupportedSchemaError } = await import("../../src/schema/normalize.ts")
+    expect(() => makeArgumentCodec({ type: "object", properties: { a: { type: "strin" } } })).toThrow(UnsupportedSchemaError)
+    expect(() => makeArgumentCodec({ type: "object", properties: { a: { minimum: "one" } } })).toThrow(UnsupportedSchemaError)
+  })
+
+  it("shares one validator between identical schemas and still checks each value", () => {
+    const schema = { type: "object", properties: { n: { type: "integer", maximum: 3 } }, additionalProperties: false } as const
+    const first = makeArgumentCodec(schema)
+    const second = makeArgumentCodec({ additionalProperties: false, properties: { n: { maximum: 3, type: "integer" } }, type: "object" })
+    expect(first.decode({ n: 2 })).toMatchObject({ ok: true })
+    expect(second.decode({ n: 4 })).toMatchObject({ ok: false, issues: [{ path: ["n"] }] })
+    expect(first.decode({ n: 1, extra: true })).toMatchObject({ ok: false })
+  })
+})

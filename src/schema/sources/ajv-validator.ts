@@ -1,6 +1,8 @@
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
-import type { ErrorObject } from "ajv/dist/2020.js"
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js"
+import { canonicalSchemaJson } from "../canonical-json.ts"
+import { UnsupportedSchemaError } from "../normalize.ts"
 import type { ArgumentIssue } from "../argument-codec.ts"
 import type { JsonSchema } from "../json-schema.ts"
 
@@ -24,10 +26,36 @@ addFormatsModule.default(ajv)
 /** Checks a value against a compiled schema; `undefined` means valid, so the success path allocates nothing. */
 export type JsonSchemaCheck = (input: unknown) => ReadonlyArray<ArgumentIssue> | undefined
 
-/** Compiles once; call the result per decode. */
+/**
+ * Identical schemas (by canonical text) share one compiled validator. A compiled validator is several KiB of
+ * generated code, the bulk of a defined tool's memory; many tools share argument shapes.
+ */
+const compiled = new Map<string, ValidateFunction>()
+
+const validatorFor = (schema: JsonSchema): ValidateFunction => {
+  const key = canonicalSchemaJson(schema)
+  let validate = compiled.get(key)
+  if (validate === undefined) {
+    validate = ajv.compile(schema)
+    compiled.set(key, validate)
+  }
+  return validate
+}
+
+/**
+ * Checks the schema now (an invalid schema fails at definition time) but compiles it on first use: defining
+ * ten thousand tools should not cost ten thousand compilations when most are never called. Call the result per
+ * decode.
+ */
 export const compileJsonSchema = (schema: JsonSchema): JsonSchemaCheck => {
-  const validate = ajv.compile(schema)
-  return (input) => (validate(input) ? undefined : toIssues(validate.errors ?? []))
+  if (ajv.validateSchema(schema) !== true) {
+    throw new UnsupportedSchemaError({ message: `not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}` })
+  }
+  let validate: ValidateFunction | undefined
+  return (input) => {
+    validate ??= validatorFor(schema)
+    return validate(input) ? undefined : toIssues(validate.errors ?? [])
+  }
 }
 
 const pathOf = (pointer: string): Array<string | number> =>
