@@ -38,10 +38,6 @@ const variant = (event: RawEvent, edit: (data: Json) => void): RawEvent => {
   return { event: event.event, data }
 }
 
-const json = (event: RawEvent | undefined): Json => {
-  if (event === undefined || typeof event.data === "string") throw new Error("sse-corpus: fixture changed shape")
-  return event.data
-}
 
 const pick = (events: ReadonlyArray<RawEvent>, test: (data: Json, name: string) => boolean): ReadonlyArray<RawEvent> =>
   events.filter((e) => typeof e.data !== "string" && test(e.data, e.event))

@@ -104,12 +104,43 @@ const serialise = (value: unknown, mode: Mode): string =>
 /** Canonical JSON text of a data value: object keys sorted by code unit; otherwise as `JSON.stringify`. */
 export const canonicalJson = (value: unknown): string => serialise(value, DATA)
 
+/** Schemas known to be deep-frozen and in canonical order: serialised by a plain `JSON.stringify`. */
+const canonical = new WeakSet<object>()
+
+const deepFreeze = (value: unknown): void => {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child)
+    Object.freeze(value)
+  }
+}
+
 /**
- * A copy of a JSON Schema with its keys in canonical order (as `canonicalSchemaJson` writes them). Storing
- * schemas this way once, at tool creation, lets every later emission take the `JSON.stringify` fast path.
+ * A deep-frozen copy of a JSON Schema with its keys in canonical order (as `canonicalSchemaJson` writes them),
+ * remembered as such. Done once per tool, at creation, so every later emission is a plain `JSON.stringify` of the
+ * stored object — no reordering, no check.
  */
-export const canonicalSchemaCopy = <A>(schema: A): A =>
-  (isOrdered(schema, SCHEMA, false) ? structuredClone(schema) : ordered(schema, SCHEMA, false)) as A
+export const isCanonicalSchema = (schema: unknown): boolean =>
+  typeof schema === "object" && schema !== null && canonical.has(schema)
+
+export const canonicalSchema = <A>(schema: A): A => {
+  if (isCanonicalSchema(schema)) return schema
+  return remember((isOrdered(schema, SCHEMA, false) ? structuredClone(schema) : ordered(schema, SCHEMA, false)) as A)
+}
+
+/**
+ * `canonicalSchema` for a schema the caller just built and gives away (no one else holds it): already in
+ * canonical order, it is frozen and remembered in place instead of copied.
+ */
+export const adoptCanonicalSchema = <A>(owned: A): A => {
+  if (isCanonicalSchema(owned)) return owned
+  return remember(isOrdered(owned, SCHEMA, false) ? owned : (ordered(owned, SCHEMA, false) as A))
+}
+
+const remember = <A>(schema: A): A => {
+  deepFreeze(schema)
+  if (typeof schema === "object" && schema !== null) canonical.add(schema)
+  return schema
+}
 
 /**
  * Canonical JSON text of a JSON Schema: keys sorted by code unit except the keys of `properties` maps (author's

@@ -1,4 +1,5 @@
 import type { ToolSpec } from "../llm/request.ts"
+import type { JsonObject } from "./json-schema.ts"
 import { anthropicTool } from "./dialects/anthropic.ts"
 import { geminiFunctionDeclaration, geminiSubsetFunctionDeclaration } from "./dialects/gemini.ts"
 import { openAiChatTool, openAiResponsesTool } from "./dialects/openai.ts"
@@ -56,14 +57,25 @@ const cached = (tools: ToolSet, key: string, build: () => string): string => {
   return text
 }
 
-const joinEntries = (tools: ToolSet, dialect: ToolDialect, entry: (spec: ToolSpec, wire: string) => string): string => {
+type Entry = (spec: ToolSpec, wire: string) => JsonObject
+
+/**
+ * The entries in name order. Entry objects have canonical key order and reference canonical (frozen) schema
+ * objects, so one native `JSON.stringify` over the whole array is the canonical text — as fast as a hand-written
+ * sort + map + stringify.
+ */
+const entries = (tools: ToolSet, dialect: ToolDialect, entry: Entry): Array<JsonObject> => {
   const names = toolNames(tools, dialect)
-  let out = ""
-  for (const spec of sortedTools(tools)) out += (out === "" ? "" : ",") + entry(spec, names.toWire(spec.name))
+  const sorted = sortedTools(tools)
+  const out = new Array<JsonObject>(sorted.length)
+  for (let i = 0; i < sorted.length; i++) {
+    const spec = sorted[i] as ToolSpec
+    out[i] = entry(spec, names.toWire(spec.name))
+  }
   return out
 }
 
-const ENTRY: Record<Exclude<ToolDialect, "gemini">, (spec: ToolSpec, wire: string) => string> = {
+const ENTRY: Record<Exclude<ToolDialect, "gemini">, Entry> = {
   "openai-chat": openAiChatTool,
   "openai-responses": openAiResponsesTool,
   anthropic: anthropicTool
@@ -77,8 +89,8 @@ const ENTRY: Record<Exclude<ToolDialect, "gemini">, (spec: ToolSpec, wire: strin
 export function toolsFragment(tools: ToolSet, dialect: ToolDialect): string {
   return cached(tools, dialect, () => {
     if (tools.length === 0) return "[]"
-    if (dialect === "gemini") return `[{"functionDeclarations":[${joinEntries(tools, dialect, geminiFunctionDeclaration)}]}]`
-    return `[${joinEntries(tools, dialect, ENTRY[dialect])}]`
+    if (dialect === "gemini") return JSON.stringify([{ functionDeclarations: entries(tools, dialect, geminiFunctionDeclaration) }])
+    return JSON.stringify(entries(tools, dialect, ENTRY[dialect]))
   })
 }
 
@@ -88,6 +100,6 @@ export function toolsFragment(tools: ToolSet, dialect: ToolDialect): string {
  */
 export function geminiSubsetToolsFragment(tools: ToolSet): string {
   return cached(tools, "gemini-subset", () =>
-    tools.length === 0 ? "[]" : `[{"functionDeclarations":[${joinEntries(tools, "gemini", geminiSubsetFunctionDeclaration)}]}]`
+    tools.length === 0 ? "[]" : JSON.stringify([{ functionDeclarations: entries(tools, "gemini", geminiSubsetFunctionDeclaration) }])
   )
 }

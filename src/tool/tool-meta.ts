@@ -1,5 +1,5 @@
 import { Data, Equal, Hash } from "effect"
-import { canonicalSchemaCopy } from "../schema/canonical-json.ts"
+import { canonicalSchema } from "../schema/canonical-json.ts"
 import type { JsonSchema, JsonValue } from "../schema/json-schema.ts"
 
 /** The widest tool-name rule any provider accepts; narrower provider rules are applied per provider. */
@@ -11,16 +11,7 @@ export class InvalidToolName extends Data.TaggedError("InvalidToolName")<{
   readonly message: string
 }> {}
 
-const EMPTY_OBJECT_SCHEMA: JsonSchema = Object.freeze({ type: "object", properties: Object.freeze({}), additionalProperties: false })
-
-const deepFreeze = <A extends JsonValue>(value: A): A => {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v as JsonValue)
-    Object.freeze(value)
-  }
-  return value
-}
-
+const EMPTY_OBJECT_SCHEMA: JsonSchema = canonicalSchema({ type: "object", properties: {}, additionalProperties: false })
 
 const jsonEquals = (a: JsonValue, b: JsonValue): boolean => {
   if (a === b) return true
@@ -83,7 +74,7 @@ export class ToolMeta implements Equal.Equal {
    * built from it serialises without reordering.
    */
   inputSchema(schema: JsonSchema): ToolMeta {
-    return new ToolMeta(this.name, this.descriptionText, deepFreeze(canonicalSchemaCopy(schema)))
+    return new ToolMeta(this.name, this.descriptionText, canonicalSchema(schema))
   }
 
   equals(that: ToolMeta): boolean {

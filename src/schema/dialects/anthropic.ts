@@ -1,7 +1,10 @@
 import type { ToolSpec } from "../../llm/request.ts"
-import { plainSchemaText } from "./schema-text.ts"
+import type { JsonObject } from "../json-schema.ts"
+import { plainSchema } from "./schema-objects.ts"
 
-/** One entry of a Messages API `tools` array: `{"name","description","input_schema"}`. */
-export const anthropicTool = (spec: ToolSpec, wireName: string): string =>
-  `{"description":${JSON.stringify(spec.description)},"input_schema":${plainSchemaText(spec.inputSchema)},` +
-  `"name":${JSON.stringify(wireName)}}`
+/** One entry of a Messages API `tools` array: `{"name","description","input_schema"}`, keys in canonical order. */
+export const anthropicTool = (spec: ToolSpec, wireName: string): JsonObject => ({
+  description: spec.description,
+  input_schema: plainSchema(spec.inputSchema),
+  name: wireName
+})

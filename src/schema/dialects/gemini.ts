@@ -1,12 +1,14 @@
 import type { ToolSpec } from "../../llm/request.ts"
-import { canonicalSchemaJson } from "../canonical-json.ts"
+import { adoptCanonicalSchema } from "../canonical-json.ts"
 import type { JsonObject, JsonSchema, JsonValue } from "../json-schema.ts"
-import { plainSchemaText } from "./schema-text.ts"
+import { plainSchema } from "./schema-objects.ts"
 
-/** One `functionDeclarations` entry carrying the JSON Schema as given (`parametersJsonSchema`). */
-export const geminiFunctionDeclaration = (spec: ToolSpec, wireName: string): string =>
-  `{"description":${JSON.stringify(spec.description)},"name":${JSON.stringify(wireName)},` +
-  `"parametersJsonSchema":${plainSchemaText(spec.inputSchema)}}`
+/** One `functionDeclarations` entry carrying the JSON Schema as given (`parametersJsonSchema`), keys in canonical order. */
+export const geminiFunctionDeclaration = (spec: ToolSpec, wireName: string): JsonObject => ({
+  description: spec.description,
+  name: wireName,
+  parametersJsonSchema: plainSchema(spec.inputSchema)
+})
 
 /** Something the OpenAPI subset cannot say, dropped or approximated when translating. */
 export interface SubsetLoss {
@@ -139,9 +141,10 @@ export const toGeminiSubsetSchema = (
 }
 
 /** One `functionDeclarations` entry carrying the OpenAPI-subset `parameters`, for endpoints without JSON Schema. */
-export const geminiSubsetFunctionDeclaration = (spec: ToolSpec, wireName: string): string => {
+export const geminiSubsetFunctionDeclaration = (spec: ToolSpec, wireName: string): JsonObject => {
   const parameters = toGeminiSubsetSchema(spec.inputSchema).schema
-  const head = `{"description":${JSON.stringify(spec.description)},"name":${JSON.stringify(wireName)}`
   // A function without arguments leaves `parameters` out: an OBJECT without properties is refused.
-  return isObject(parameters["properties"]) ? `${head},"parameters":${canonicalSchemaJson(parameters)}}` : `${head}}`
+  return isObject(parameters["properties"])
+    ? { description: spec.description, name: wireName, parameters: adoptCanonicalSchema(parameters) }
+    : { description: spec.description, name: wireName }
 }
