@@ -14,22 +14,9 @@ import { Item } from "../src/llm/item.ts"
 import { providerNames, providers } from "../src/llm/providers/registry.ts"
 import type { Request } from "../src/llm/request.ts"
 import { startReplayProvider } from "../src/testing/replay-provider.ts"
+import { DEFAULT_MODELS } from "../src/cli/provider-from-env.ts"
 import { listTranscripts, loadTranscript } from "../test/support/sse-fixtures.ts"
 import type { ReplayProvider } from "../src/testing/replay-provider.ts"
-
-const DEFAULT_MODELS: Readonly<Record<string, string>> = {
-  openai: "gpt-4o-mini",
-  "openai-responses": "gpt-5-mini",
-  anthropic: "claude-sonnet-4-5",
-  gemini: "gemini-2.5-flash",
-  ollama: "qwen3",
-  "llama.cpp": "default",
-  vllm: "default",
-  openrouter: "openai/gpt-4o-mini",
-  glm: "glm-4.6",
-  qwen: "qwen-plus",
-  stepfun: "step-2-mini"
-}
 
 const { values } = parseArgs({
   options: {

@@ -1,7 +1,8 @@
 import type { ToolNameMap } from "../../schema/provider-tools.ts"
 import type { ContentPart, Item } from "../item.ts"
-import { type JsonBodyValue, rawJson } from "../json-body.ts"
+import type { JsonBodyValue } from "../json-body.ts"
 import type { ConfigWarning } from "../scheme.ts"
+import { argumentsObject } from "./arguments-object.ts"
 
 type Block = { readonly [key: string]: JsonBodyValue }
 type Role = "user" | "assistant"
@@ -14,16 +15,6 @@ const contentBlock = (part: ContentPart): Block | undefined => {
     return { type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } }
   }
   return part.text === "" ? undefined : { type: "text", text: part.text }
-}
-
-/** The raw argument text when it is a JSON object (sent verbatim, so bytes never drift); otherwise undefined. */
-const argumentsObject = (text: string): JsonBodyValue | undefined => {
-  try {
-    const parsed: unknown = JSON.parse(text)
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? rawJson(text) : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /**

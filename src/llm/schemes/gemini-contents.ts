@@ -1,8 +1,9 @@
 import type { ToolNameMap } from "../../schema/provider-tools.ts"
 import type { ContentPart, Item } from "../item.ts"
-import { type JsonBodyValue, rawJson } from "../json-body.ts"
+import type { JsonBodyValue } from "../json-body.ts"
 import type { ConfigWarning } from "../scheme.ts"
 import { isGeneratedCallId } from "./gemini-decoder.ts"
+import { argumentsObject } from "./arguments-object.ts"
 
 type Part = { readonly [key: string]: JsonBodyValue | undefined }
 type Role = "user" | "model"
@@ -12,16 +13,6 @@ const warning = (setting: string, message: string): ConfigWarning => ({ _tag: "C
 const contentPart = (part: ContentPart): Part | undefined => {
   if (part.type === "input_image") return { inlineData: { mimeType: part.mediaType, data: part.data } }
   return part.text === "" ? undefined : { text: part.text }
-}
-
-/** The raw argument text when it is a JSON object (sent verbatim, so bytes never drift); otherwise undefined. */
-const argumentsObject = (text: string): JsonBodyValue | undefined => {
-  try {
-    const parsed: unknown = JSON.parse(text)
-    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? rawJson(text) : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /** Gemini's own call ids go back on the call and its response; ids this library made up never do. */
