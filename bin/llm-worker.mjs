@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// The package ships TypeScript sources; tsx compiles them on load, so the command works without a build step.
-import { register } from "tsx/esm/api"
-
-register()
-await import("../src/cli/main.ts")
+// The compiled CLI (dist/ is built by `npm run build`, which `prepare` runs on install).
+await import("../dist/cli/main.js")

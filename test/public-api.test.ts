@@ -22,17 +22,28 @@ describe("the public surface", () => {
     void new api.ToolServer().registerTools
   })
 
-  it("refuses deep imports through the package's exports map, in a real Node process", () => {
-    const script = `
-      const out = []
-      const m = await import("llm-worker")
-      out.push(typeof m.defineTool)
-      try { await import("llm-worker/src/tool-server/registration.ts"); out.push("leak") } catch (e) { out.push(e.code) }
-      console.log(out.join(","))`
-    const printed = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+  const probe = `
+    const out = []
+    const m = await import("llm-worker")
+    out.push(typeof m.defineTool, new URL(import.meta.resolve("llm-worker")).pathname.split("/").slice(-2).join("/"))
+    for (const deep of ["llm-worker/src/tool-server/registration.ts", "llm-worker/dist/tool-server/registration.js"]) {
+      try { await import(deep); out.push("leak") } catch (e) { out.push(e.code) }
+    }
+    console.log(out.join(","))`
+  const runProbe = (flags: ReadonlyArray<string>): string =>
+    execFileSync(process.execPath, [...flags, "--input-type=module", "-e", probe], {
       cwd: new URL("..", import.meta.url),
       encoding: "utf8"
-    })
-    expect(printed.trim()).toBe("function,ERR_PACKAGE_PATH_NOT_EXPORTED")
+    }).trim()
+
+  it("refuses deep imports through the package's exports map (sources, under the `source` condition)", () => {
+    expect(runProbe(["--conditions=source", "--import", "tsx"])).toBe(
+      "function,src/index.ts,ERR_PACKAGE_PATH_NOT_EXPORTED,ERR_PACKAGE_PATH_NOT_EXPORTED"
+    )
+  })
+
+  it("loads the built package in plain Node, without tsx, and refuses deep imports there too", () => {
+    // dist/ is built by `prepare` on install; run `npm run build` after changing src/.
+    expect(runProbe([])).toBe("function,dist/index.js,ERR_PACKAGE_PATH_NOT_EXPORTED,ERR_PACKAGE_PATH_NOT_EXPORTED")
   })
 })

@@ -56,7 +56,7 @@ describe("the README example", () => {
     mkdirSync(dir, { recursive: true })
     const file = new URL("readme-example.ts", dir)
     writeFileSync(file, readmeExample())
-    const { stdout } = await run(process.execPath, ["--import", "tsx", file.pathname], {
+    const { stdout } = await run(process.execPath, ["--conditions=source", "--import", "tsx", file.pathname], {
       cwd: root,
       env: { ...process.env, ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: replay.baseUrl }
     })
