@@ -1,4 +1,4 @@
-import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
+import { geminiSubsetToolsFragment, toolNames, toolsFragment } from "../../schema/provider-tools.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
 import type { Request } from "../request.ts"
 import type { ConfigWarning } from "../scheme.ts"
@@ -6,11 +6,21 @@ import { resolveGeminiSettings } from "./gemini-config.ts"
 import { geminiContents } from "./gemini-contents.ts"
 
 /**
+ * How tool schemas are sent: `parametersJsonSchema` (JSON Schema, current endpoints) or the OpenAPI-subset
+ * `parameters` that older endpoints require (lossy: `lintToolSpec(spec, { targets: ["gemini-subset"] })` says what
+ * each schema loses).
+ */
+export type GeminiToolSchemas = "json-schema" | "openapi-subset"
+
+/**
  * The `streamGenerateContent` body, and every warning about what it had to leave out. The model is part of the
  * URL, not the body. Key order is fixed and puts `contents` last: everything before it stays byte-identical
  * while a conversation grows, so a cache-locked prefix can be compared as text.
  */
-export const buildGeminiRequest = (request: Request): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
+export const buildGeminiRequest = (
+  request: Request,
+  toolSchemas: GeminiToolSchemas = "json-schema"
+): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const names = toolNames(request.tools, "gemini")
   const { settings, warnings } = resolveGeminiSettings(request)
   const history = geminiContents(request.items, names)
@@ -29,7 +39,10 @@ export const buildGeminiRequest = (request: Request): { readonly body: string; r
   const body = jsonBody({
     systemInstruction:
       request.systemPrompt === undefined || request.systemPrompt === "" ? undefined : { parts: [{ text: request.systemPrompt }] },
-    tools: request.tools.length === 0 ? undefined : rawJson(toolsFragment(request.tools, "gemini")),
+    tools:
+      request.tools.length === 0
+        ? undefined
+        : rawJson(toolSchemas === "json-schema" ? toolsFragment(request.tools, "gemini") : geminiSubsetToolsFragment(request.tools)),
     toolConfig:
       calling === undefined
         ? undefined

@@ -242,3 +242,24 @@ describe("Gemini request encoding", () => {
     )
   })
 })
+
+describe("Gemini tool schemas for older endpoints", () => {
+  it("sends the OpenAPI-subset `parameters` when asked, and JSON Schema by default", async () => {
+    const { makeGeminiScheme } = await import("../../../src/llm/schemes/gemini.ts")
+    const request = {
+      model: "gemini-1.5-pro",
+      items: [{ type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] }],
+      tools: [{ name: "find", description: "Find a thing", inputSchema: { type: "object", properties: { q: { type: "string" }, n: { type: ["integer", "null"] } }, required: ["q"], additionalProperties: false } }],
+      config: {}
+    } as const
+    const subset = JSON.parse(makeGeminiScheme({ toolSchemas: "openapi-subset" }).encodeRequest(request)) as {
+      tools: Array<{ functionDeclarations: Array<Record<string, unknown>> }>
+    }
+    expect(subset.tools[0]?.functionDeclarations[0]).toEqual({
+      description: "Find a thing",
+      name: "find",
+      parameters: { properties: { q: { type: "STRING" }, n: { nullable: true, type: "INTEGER" } }, propertyOrdering: ["q", "n"], required: ["q"], type: "OBJECT" }
+    })
+    expect(makeGeminiScheme().encodeRequest(request)).toContain('"parametersJsonSchema"')
+  })
+})
