@@ -32,55 +32,82 @@ export type JsonBodyValue =
 const isRawJson = (value: object): value is RawJson =>
   (value as { _tag?: unknown })._tag === "RawJson" && typeof (value as { text?: unknown }).text === "string"
 
-const write = (value: JsonBodyValue, path: string, out: Array<string>): void => {
-  if (value === null) {
-    out.push("null")
-    return
+/** Thrown while writing; each enclosing level adds its key, so the path is built only when something is wrong. */
+class BadValue extends Error {
+  constructor(
+    readonly problem: string,
+    readonly path: string
+  ) {
+    super(problem)
   }
+  under(segment: string): BadValue {
+    return new BadValue(this.problem, `${segment}${this.path}`)
+  }
+}
+
+const rethrow = (error: unknown, segment: string): unknown => (error instanceof BadValue ? error.under(segment) : error)
+
+/**
+ * Writes one value. String concatenation (V8 ropes) and no per-node allocations besides the output: this runs
+ * over the whole history on every request. Paths for error messages are assembled only while unwinding.
+ */
+const write = (value: JsonBodyValue): string => {
+  if (value === null) return "null"
   switch (typeof value) {
     case "boolean":
-      out.push(value ? "true" : "false")
-      return
+      return value ? "true" : "false"
     case "number":
-      if (!Number.isFinite(value)) throw new RangeError(`jsonBody: ${path} is ${value}, which JSON cannot carry`)
-      out.push(JSON.stringify(value))
-      return
+      if (!Number.isFinite(value)) throw new BadValue(`is ${value}, which JSON cannot carry`, "")
+      return JSON.stringify(value)
     case "string":
-      out.push(JSON.stringify(value))
-      return
+      return JSON.stringify(value)
   }
   if (Array.isArray(value)) {
-    out.push("[")
     const items = value as ReadonlyArray<JsonBodyValue>
+    let out = "["
     for (let i = 0; i < items.length; i++) {
-      if (i > 0) out.push(",")
       const item = items[i]
       // An array slot cannot be omitted without shifting the others; JSON.stringify writes null, we refuse.
-      if (item === undefined) throw new TypeError(`jsonBody: ${path}[${i}] is undefined`)
-      write(item, `${path}[${i}]`, out)
+      if (item === undefined) throw new BadValue("is undefined", `[${i}]`)
+      let text: string
+      try {
+        text = isPlain(item) ? JSON.stringify(item) : write(item)
+      } catch (error) {
+        throw rethrow(error, `[${i}]`)
+      }
+      out += i > 0 ? `,${text}` : text
     }
-    out.push("]")
-    return
+    return `${out}]`
   }
-  if (isRawJson(value)) {
-    out.push(value.text)
-    return
-  }
-  out.push("{")
+  if (isRawJson(value)) return value.text
+  const record = value as { readonly [key: string]: JsonBodyValue | undefined }
+  let out = "{"
   let first = true
-  for (const [key, field] of Object.entries(value as { readonly [key: string]: JsonBodyValue | undefined })) {
+  for (const key in record) {
+    const field = record[key]
     if (field === undefined) continue
-    if (!first) out.push(",")
+    let text: string
+    try {
+      text = isPlain(field) ? JSON.stringify(field) : write(field)
+    } catch (error) {
+      throw rethrow(error, `.${key}`)
+    }
+    out += `${first ? "" : ","}${JSON.stringify(key)}:${text}`
     first = false
-    out.push(JSON.stringify(key), ":")
-    write(field, `${path}.${key}`, out)
   }
-  out.push("}")
+  return `${out}}`
 }
+
+/** Strings, booleans and null need no checks: the native serialiser writes them exactly as `write` would. */
+const isPlain = (value: JsonBodyValue): boolean => value === null || typeof value === "string" || typeof value === "boolean"
 
 /** Prints `value` as compact JSON with keys in insertion order, omitting `undefined` fields. */
 export const jsonBody = (value: JsonBodyValue): string => {
-  const out: Array<string> = []
-  write(value, "$", out)
-  return out.join("")
+  try {
+    return write(value)
+  } catch (error) {
+    if (!(error instanceof BadValue)) throw error
+    const message = `jsonBody: $${error.path} ${error.problem}`
+    throw error.problem.startsWith("is undefined") ? new TypeError(message) : new RangeError(message)
+  }
 }
