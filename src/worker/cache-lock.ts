@@ -38,11 +38,21 @@ export interface CacheReport {
 
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
 
+/**
+ * Length of the longest common prefix. A binary search over native range comparisons (`Buffer.compare`, a
+ * memcmp) instead of a JavaScript byte loop: bodies grow with the history and this runs on every request.
+ */
 export const commonPrefixLength = (a: Uint8Array, b: Uint8Array): number => {
-  const n = Math.min(a.length, b.length)
-  let i = 0
-  while (i < n && a[i] === b[i]) i++
-  return i
+  let low = 0
+  let high = Math.min(a.length, b.length)
+  if (Buffer.compare(a.subarray(0, high), b.subarray(0, high)) === 0) return high
+  // Invariant: the first `low` bytes agree, the first `high` bytes do not.
+  while (high - low > 1) {
+    const middle = (low + high) >>> 1
+    if (Buffer.compare(a.subarray(low, middle), b.subarray(low, middle)) === 0) low = middle
+    else high = middle
+  }
+  return low
 }
 
 export const takeLock = (

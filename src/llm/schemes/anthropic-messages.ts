@@ -65,7 +65,7 @@ export const anthropicMessages = (
         }
         return
       case "function_call": {
-        let input = argumentsObject(item.arguments)
+        let input = argumentsObject(item)
         if (input === undefined) {
           warnings.push(warning(`items[${position}].arguments`, `arguments of call ${item.callId} are not a JSON object; sent as {}`))
           input = {}

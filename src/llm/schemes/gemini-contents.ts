@@ -48,7 +48,7 @@ export const geminiContents = (
         }
         return
       case "function_call": {
-        let args = argumentsObject(item.arguments)
+        let args = argumentsObject(item)
         if (args === undefined) {
           warnings.push(warning(`items[${position}].arguments`, `arguments of call ${item.callId} are not a JSON object; sent as {}`))
           args = {}
