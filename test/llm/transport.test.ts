@@ -57,7 +57,7 @@ interface Harness {
 
 const harness = async (
   script: ReadonlyArray<ReplayStep>,
-  settings: { retry?: Partial<RetryPolicy>; timeouts?: Partial<Timeouts>; decoder?: () => StreamDecoder } = {}
+  settings: { retry?: Partial<RetryPolicy>; timeouts?: Partial<Timeouts>; decoder?: () => StreamDecoder; consumeMs?: number } = {}
 ): Promise<Harness> => {
   server = await startReplayProvider({ scheme: "openai-chat", script })
   const sleeps: Array<number> = []
@@ -86,6 +86,7 @@ const harness = async (
           signal
         )) {
           events.push(event)
+          if (settings.consumeMs !== undefined) await new Promise((resolve) => setTimeout(resolve, settings.consumeMs))
         }
         return { events }
       } catch (error) {
@@ -314,6 +315,13 @@ describe("timeouts", () => {
     })
     // The whole stream takes ~8 × 40 ms, well over the idle limit, yet no gap comes near it.
     expect((await h.run()).error).toBeUndefined()
+  })
+
+  it("does not count the consumer's time as idle: a slow hook cannot kill a healthy stream", async () => {
+    const h = await harness([{ kind: "stream", transcript: CHAT }], { timeouts: { idleMs: 60 }, consumeMs: 120 })
+    const { events, error } = await h.run()
+    expect(error).toBeUndefined()
+    expect(events.at(-1)).toMatchObject({ type: "status", status: "completed" })
   })
 })
 

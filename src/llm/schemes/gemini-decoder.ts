@@ -161,6 +161,8 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
       current.signature = thoughtSignature
       return
     }
+    // An open thinking block that already carries a signature keeps it: this one starts a block of its own.
+    if (current?.kind === "thinking") events.push(...close())
     ensureOpen("thinking", events).signature = thoughtSignature
     events.push(...close())
   }
@@ -183,6 +185,12 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
   }
 
   const decode = (chunk: GeminiStreamChunk): Array<Event> => {
+    const error = chunk.error
+    if (typeof error === "object" && error !== null) {
+      // The status name (UNAVAILABLE, RESOURCE_EXHAUSTED…) is what the transport's retry policy recognises.
+      const code = error.status ?? (error.code === undefined ? "provider_error" : String(error.code))
+      return fail(code, error.message ?? `Gemini reported ${code}`, "the provider reported an error")
+    }
     if (chunk.usageMetadata !== undefined) usage = chunk.usageMetadata
     if (stopReason !== undefined) return []
     const events: Array<Event> = []

@@ -28,4 +28,6 @@ export interface GeminiStreamChunk {
   }>
   readonly promptFeedback?: { readonly blockReason?: string }
   readonly usageMetadata?: GeminiUsageMetadata
+  /** A failure reported inside the stream (google.rpc.Status), e.g. `UNAVAILABLE` when the model is overloaded. */
+  readonly error?: { readonly code?: number; readonly status?: string; readonly message?: string }
 }

@@ -190,7 +190,14 @@ async function* runAttempt(
     const closingBefore = (failure: AttemptFailure): ReadonlyArray<Event> =>
       progress.contentYielded && failure.error._tag !== "LlmCancelled" ? decoder.end() : []
 
+    // The idle deadline measures the server, not the consumer: it is stopped while an event is being handled
+    // (a slow hook must not kill a healthy stream) and re-armed before the next read once an event has arrived.
+    let rearmIdle = false
     for (;;) {
+      if (rearmIdle) {
+        timer.start("idle", options.timeouts.idleMs)
+        rearmIdle = false
+      }
       let chunk: Awaited<ReturnType<typeof reader.read>>
       try {
         chunk = await reader.read()
@@ -209,7 +216,7 @@ async function* runAttempt(
         throw failure
       }
       for (const message of messages) {
-        timer.start("idle", options.timeouts.idleMs)
+        rearmIdle = true
         let events: ReadonlyArray<Event>
         try {
           events = decoder.push(message)
@@ -223,6 +230,7 @@ async function* runAttempt(
           for (const out of route(event, false)) {
             // The consumer may cancel while handling an event; nothing more of this batch reaches it.
             if (signal?.aborted) throw new AttemptFailure(new LlmCancelled({ message: "The request was cancelled" }), false)
+            timer.stop()
             yield out
           }
         }

@@ -187,3 +187,20 @@ describe("Gemini stream decoder", () => {
     expect(() => createGeminiDecoder().push({ event: "message", data: "{oops" })).toThrow(LlmProtocolError)
   })
 })
+
+describe("Gemini errors inside the stream", () => {
+  it("reports an in-stream google.rpc.Status as an error event with its status name, closing open blocks", async () => {
+    const { createGeminiDecoder } = await import("../../../src/llm/schemes/gemini-decoder.ts")
+    const decoder = createGeminiDecoder({ newCallId: () => "llmw_gemini_1" })
+    const text = { candidates: [{ content: { role: "model", parts: [{ text: "Hel" }] }, index: 0 }] }
+    const first = decoder.push({ event: "message", data: JSON.stringify(text) })
+    expect(first.map((e) => e.type)).toEqual(["status", "block_start", "block_delta"])
+    const error = { error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" } }
+    expect(decoder.push({ event: "message", data: JSON.stringify(error) })).toEqual([
+      { type: "error", code: "UNAVAILABLE", message: "The model is overloaded. Please try again later." },
+      { type: "block_abort", index: 0, reason: "the provider reported an error" },
+      { type: "status", status: "failed" }
+    ])
+    expect(decoder.end()).toEqual([])
+  })
+})
