@@ -39,6 +39,16 @@ const resolveProvider = (provider: string | Provider): Provider => {
   return found
 }
 
+/**
+ * The user's extra headers, then the provider's auth headers, merged by name case-insensitively so an
+ * `Authorization` of the user's can never travel beside the provider's `authorization`: auth wins.
+ */
+const mergeHeaders = (extra: Readonly<Record<string, string>>, auth: Readonly<Record<string, string>>): Record<string, string> => {
+  const merged = new Headers(extra)
+  for (const [name, value] of Object.entries(auth)) merged.set(name, value)
+  return Object.fromEntries(merged)
+}
+
 const nonEmpty = (value: string | undefined): string | undefined =>
   value === undefined || value.trim() === "" ? undefined : value.trim()
 
@@ -69,7 +79,7 @@ export const createLlmClient = (options: LlmClientOptions): LlmClient => {
     throw new LlmConfigError({ message: `Base URL "${configuredBase}" for provider "${provider.name}" is not a valid URL` })
   }
 
-  const headers = { ...options.headers, ...(apiKey === undefined ? {} : provider.authHeaders(apiKey)) }
+  const headers = mergeHeaders(options.headers ?? {}, apiKey === undefined ? {} : provider.authHeaders(apiKey))
   const transport: TransportOptions = {
     retry: { ...defaultRetryPolicy, ...options.retry },
     timeouts: { ...defaultTimeouts, ...options.timeouts },

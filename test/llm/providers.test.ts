@@ -158,3 +158,33 @@ describe("presets", () => {
     expect(texts.join("")).toBe("Hi")
   })
 })
+
+describe("extra headers", () => {
+  it("never send a user's Authorization beside the provider's: auth wins, whatever the case", async () => {
+    const { startReplayProvider, sseText } = await import("../../src/testing/replay-provider.ts")
+    const { createLlmClient } = await import("../../src/llm/llm-client.ts")
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+      data: JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })
+    })
+    const server = await startReplayProvider({
+      scheme: "openai-chat",
+      script: [{ kind: "stream", transcript: sseText([chunk({ content: "hi" }), chunk({}, "stop"), { data: "[DONE]" }]) }]
+    })
+    try {
+      const client = createLlmClient({
+        provider: "openai",
+        model: "gpt-4.1-mini",
+        apiKey: "sk-real",
+        baseUrl: server.baseUrl,
+        headers: { Authorization: "Bearer user-supplied", "Content-Type": "text/plain", "X-Trace": "t1" }
+      })
+      for await (const _ of client.stream({ model: "gpt-4.1-mini", items: [], tools: [], config: {} })) void _
+      const headers = server.requests[0]?.headers ?? {}
+      expect(headers["authorization"]).toBe("Bearer sk-real")
+      expect(headers["content-type"]).toBe("application/json")
+      expect(headers["x-trace"]).toBe("t1")
+    } finally {
+      await server.close()
+    }
+  })
+})

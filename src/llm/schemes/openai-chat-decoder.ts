@@ -3,7 +3,7 @@ import type { StreamDecoder } from "../scheme.ts"
 import type { ToolNameMap } from "../../schema/tool-names.ts"
 import { BlockTracker } from "./openai-block-tracker.ts"
 import { CHAT_USAGE, usageEvent } from "./openai-usage.ts"
-import { isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
+import { codeField, isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
 import type { JsonRecord } from "./openai-wire.ts"
 
 const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
@@ -121,7 +121,7 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     const error = record["error"]
     if (error !== undefined) {
       const detail = isRecord(error) ? error : {}
-      const code = stringField(detail, "code") ?? stringField(detail, "type") ?? "provider_error"
+      const code = codeField(detail, "code") ?? stringField(detail, "type") ?? "provider_error"
       fail(code, stringField(detail, "message") ?? JSON.stringify(error), out)
       return
     }

@@ -3,7 +3,7 @@ import type { StreamDecoder } from "../scheme.ts"
 import type { ToolNameMap } from "../../schema/tool-names.ts"
 import { BlockTracker } from "./openai-block-tracker.ts"
 import { RESPONSES_USAGE, usageEvent } from "./openai-usage.ts"
-import { isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
+import { codeField, isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
 import type { JsonRecord } from "./openai-wire.ts"
 
 const INCOMPLETE_REASONS: Readonly<Record<string, StopReason>> = {
@@ -155,12 +155,12 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap): StreamDecoder =
     const response = recordField(record, "response")
     switch (type) {
       case "error":
-        fail(stringField(record, "code") ?? "provider_error", stringField(record, "message") ?? "the provider reported an error", out)
+        fail(codeField(record, "code") ?? "provider_error", stringField(record, "message") ?? "the provider reported an error", out)
         return
       case "response.failed": {
         const error = response === undefined ? undefined : recordField(response, "error")
         fail(
-          (error && stringField(error, "code")) ?? "response_failed",
+          (error && codeField(error, "code")) ?? "response_failed",
           (error && stringField(error, "message")) ?? "the response failed",
           out,
           response

@@ -24,7 +24,7 @@ const assistantText = (content: ReadonlyArray<ContentPart>): string =>
 
 /**
  * One neutral item as a Responses input item, or undefined when it cannot be sent: reasoning from another
- * provider (or without its OpenAI id) is meaningless to OpenAI and is left out.
+ * provider, or without its encrypted content, is meaningless to a stateless request and is left out.
  */
 const inputItem = (item: Item, names: Names): JsonBodyValue | undefined => {
   switch (item.type) {
@@ -37,7 +37,8 @@ const inputItem = (item: Item, names: Names): JsonBodyValue | undefined => {
     case "function_call_output":
       return { type: "function_call_output", call_id: item.callId, output: toolOutputText(item.output, item.isError) }
     case "reasoning":
-      if (item.data?.provider !== "openai") return undefined
+      // Without stored state (store: false) an id alone cannot be resolved; only encrypted reasoning can go back.
+      if (item.data?.provider !== "openai" || item.data.encryptedContent === undefined) return undefined
       return {
         type: "reasoning",
         id: item.data.id,
@@ -107,6 +108,8 @@ export const openAiResponsesScheme: Scheme = {
       // A summary is what streams as visible reasoning text; without it only encrypted content comes back.
       reasoning: reasoning === undefined ? undefined : { effort: reasoning.effort, summary: "auto" },
       include: reasoning === undefined ? undefined : ["reasoning.encrypted_content"],
+      // Stateless: the whole history travels in every request, so nothing is kept on OpenAI's side.
+      store: false,
       stream: true,
       input
     })

@@ -42,6 +42,12 @@ export const stringField = (record: JsonRecord, key: string): string | undefined
   return typeof value === "string" ? value : undefined
 }
 
+/** An error `code`, which compatible servers send as a string (`"rate_limit_exceeded"`) or a number (`502`). */
+export const codeField = (record: JsonRecord, key: string): string | undefined => {
+  const value = record[key]
+  return typeof value === "string" ? value : typeof value === "number" && Number.isFinite(value) ? String(value) : undefined
+}
+
 export const numberField = (record: JsonRecord, key: string): number | undefined => {
   const value = record[key]
   return typeof value === "number" && Number.isFinite(value) ? value : undefined

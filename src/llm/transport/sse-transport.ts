@@ -48,6 +48,14 @@ const isContent = (event: Event): boolean =>
 const isTerminal = (event: Event): boolean => event.type === "status" && event.status !== "started"
 
 /** What a rejected fetch or body read means, given who aborted. */
+/** The call's headers with the body's content type and the SSE accept header fixed (set by name, any case). */
+const requestHeaders = (headers: Readonly<Record<string, string>>): Headers => {
+  const out = new Headers(headers)
+  out.set("content-type", "application/json")
+  out.set("accept", "text/event-stream")
+  return out
+}
+
 const classifyRejection = (cause: unknown, signal: AbortSignal | undefined, timer: PhaseTimer): LlmError => {
   if (signal?.aborted) return new LlmCancelled({ message: "The request was cancelled" })
   const expired = timer.expiredPhase
@@ -131,7 +139,7 @@ async function* runAttempt(
     try {
       response = await options.fetch(call.url, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "text/event-stream", ...call.headers },
+        headers: requestHeaders(call.headers),
         body: call.body,
         signal: controller.signal,
         redirect: "error"

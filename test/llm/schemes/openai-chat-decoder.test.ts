@@ -213,3 +213,11 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
     )
   })
 })
+
+describe("numeric error codes from compatible servers", () => {
+  it("keeps a numeric code (OpenRouter's 502) so the retry policy can recognise it", () => {
+    const decoder = openAiChatScheme.decoder()
+    const events = decoder.push({ event: "message", data: '{"error":{"code":502,"message":"Bad gateway"}}' })
+    expect(events).toContainEqual({ type: "error", code: "502", message: "Bad gateway" })
+  })
+})
