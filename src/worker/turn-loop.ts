@@ -67,10 +67,12 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
       throw new Paused(end.reason)
     }
     core.pending = new Map()
-    for (const outcome of end.outcomes) {
-      core.history.push(toOutputItem(outcome))
-      core.hub.emit({ type: "tool_result", outcome })
-    }
+    // Results go right after the batch's last call, not at the end: items added while the run was paused (or a
+    // history set with unanswered calls) must not separate calls from their results, which providers refuse.
+    const ids = new Set(calls.map((call) => call.callId))
+    const lastCall = core.history.findLastIndex((item) => item.type === "function_call" && ids.has(item.callId))
+    core.history.splice(lastCall === -1 ? core.history.length : lastCall + 1, 0, ...end.outcomes.map(toOutputItem))
+    for (const outcome of end.outcomes) core.hub.emit({ type: "tool_result", outcome })
     if (end.error !== undefined) throw end.error
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import type { Item } from "../../src/llm/item.ts"
+import { Item } from "../../src/llm/item.ts"
 import { PreToolCall } from "../../src/worker/hooks.ts"
 import { Worker } from "../../src/worker/worker.ts"
 import { ScriptedClient, textResponse, toolCallResponse } from "./support/scripted-client.ts"
@@ -77,5 +77,23 @@ describe("pause and resume", () => {
     const result = await worker.run("second")
     expect(result.items.map((i) => i.type)).toEqual(["function_call_output", "message", "message"])
     expect(echo.calls).toEqual(["{}"])
+  })
+})
+
+describe("items added while paused", () => {
+  it("never separate calls from their results: results go right after the paused batch", async () => {
+    const echo = new EchoTool()
+    const client = new ScriptedClient([toolCallResponse([{ id: "a", name: "echo", args: '{"v":"a"}' }]), textResponse("done")])
+    const worker = Worker.create({ client })
+    worker.registerTool(echoDefinition("echo", echo))
+    let approved = false
+    worker.addHook("PreToolCall", () => (approved ? PreToolCall.continue() : PreToolCall.pause("approve?")))
+    expect((await worker.run("go")).status).toBe("paused")
+    approved = true
+    worker.pushItem(Item.userText("a note added while paused"))
+    const result = await worker.resume()
+    expect(result.status).toBe("finished")
+    const kinds = worker.history().map((item) => (item.type === "message" ? `${item.role}` : item.type))
+    expect(kinds).toEqual(["user", "function_call", "function_call_output", "user", "assistant"])
   })
 })
