@@ -1,5 +1,6 @@
 import type { ToolSpec } from "../llm/request.ts"
-import type { JsonObject } from "./json-schema.ts"
+import { strictSchema } from "./dialects/schema-objects.ts"
+import type { JsonObject, JsonSchema } from "./json-schema.ts"
 import { anthropicTool } from "./dialects/anthropic.ts"
 import { geminiFunctionDeclaration, geminiSubsetFunctionDeclaration } from "./dialects/gemini.ts"
 import { openAiChatTool, openAiResponsesTool } from "./dialects/openai.ts"
@@ -8,6 +9,9 @@ import { buildToolNameMap, type ToolDialect, type ToolNameMap } from "./tool-nam
 export type { ToolDialect, ToolNameMap } from "./tool-names.ts"
 export { ToolNameRejected } from "./tool-names.ts"
 export { restoreStrictArguments } from "./dialects/openai-strict.ts"
+
+/** Whether OpenAI is sent this schema in strict mode (and its arguments need `restoreStrictArguments`). */
+export const usesOpenAiStrictMode = (schema: JsonSchema): boolean => strictSchema(schema) !== undefined
 
 type ToolSet = ReadonlyArray<ToolSpec>
 

@@ -1,5 +1,5 @@
 import type { FunctionCallItem, Item } from "../llm/item.ts"
-import { restoreStrictArguments } from "../schema/provider-tools.ts"
+import { restoreStrictArguments, usesOpenAiStrictMode } from "../schema/provider-tools.ts"
 import type { JsonSchema } from "../schema/json-schema.ts"
 import { describeThrown } from "../tool/tool-constructors.ts"
 import type { Tool } from "../tool/tool.ts"
@@ -166,8 +166,9 @@ const checkArguments = (core: WorkerCore, schema: JsonSchema, text: string): { o
     const kind = parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`
     return { ok: false, problem: `the arguments must be a JSON object, got ${kind}` }
   }
-  // OpenAI strict mode makes every property required and sends null for the optional ones: undo that.
-  if (core.client.scheme.startsWith("openai")) return { ok: true, text: JSON.stringify(restoreStrictArguments(schema, parsed)) }
+  // OpenAI strict mode makes every property required and sends null for the optional ones: undo that, for the
+  // tools that were sent strict (a non-strict tool's schema forbids that null, and the decoder must say so).
+  if (core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(schema)) return { ok: true, text: JSON.stringify(restoreStrictArguments(schema, parsed)) }
   return { ok: true, text }
 }
 

@@ -17,7 +17,7 @@ import { StaleWorker, WorkerBusy, type WorkerError, WorkerLocked } from "./worke
 export interface WorkerOptions {
   readonly client: LlmClient
   /** The tools to use; a fresh server when absent. Sharing a server shares its tools with its other handles. */
-  readonly toolServer?: ToolServer | ToolServerHandle
+  readonly toolServer?: ToolServer
   readonly systemPrompt?: string
   readonly config?: RequestConfig
   readonly history?: ReadonlyArray<Item>
@@ -275,8 +275,14 @@ for (const method of ["registerTool", "registerTools", "setSystemPrompt", "setCo
   })
 }
 
-const toHandle = (server: ToolServer | ToolServerHandle | undefined): ToolServerHandle =>
-  server === undefined ? new ToolServer().handle() : server instanceof ToolServer ? server.handle() : server.clone()
+// Only a ToolServer, never a handle: a handle is what hooks and application code receive, and a Worker built on
+// one would let any holder register tools into a set that another (perhaps locked) worker uses.
+const toHandle = (server: ToolServer | undefined): ToolServerHandle => {
+  if (server !== undefined && !(server instanceof ToolServer)) {
+    throw new TypeError("Worker.create: toolServer must be a ToolServer; a ToolServerHandle cannot be used to register tools")
+  }
+  return (server ?? new ToolServer()).handle()
+}
 
 export const Worker = {
   /** A new worker in the Mutable state. */

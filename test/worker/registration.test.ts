@@ -96,3 +96,53 @@ describe("edits during a run", () => {
     expect(worker.systemPrompt).toBe("after the run")
   })
 })
+
+describe("who can register", () => {
+  it("refuses a ToolServerHandle as a worker's server, in types and at run time", async () => {
+    const { ToolServer } = await import("../../src/index.ts")
+    const handle = new ToolServer().handle()
+    // @ts-expect-error: only a ToolServer can back a worker; a handle (what hooks receive) cannot register
+    expect(() => Worker.create({ client: new ScriptedClient([]), toolServer: handle })).toThrow(TypeError)
+  })
+})
+
+describe("OpenAI strict arguments", () => {
+  it("turns null back into absent only for tools sent in strict mode", async () => {
+    const strictTool = defineTool({
+      name: "strict_tool",
+      description: "closed object: sent strict",
+      parameters: z.object({ a: z.string(), b: z.string().optional() }),
+      execute: (args) => JSON.stringify(args)
+    })
+    const openTool = defineTool({
+      name: "open_tool",
+      description: "a record: cannot be strict",
+      parameters: jsonSchema<{ a: string; tags?: Record<string, string> }>({
+        type: "object",
+        properties: { a: { type: "string" }, tags: { type: "object", additionalProperties: { type: "string" } } },
+        required: ["a"],
+        additionalProperties: false
+      }),
+      execute: (args) => JSON.stringify(args)
+    })
+    const { toolCallResponse, textResponse } = await import("./support/scripted-client.ts")
+    const client = new ScriptedClient(
+      [
+        toolCallResponse([
+          { id: "c1", name: "strict_tool", args: '{"a":"x","b":null}' },
+          { id: "c2", name: "open_tool", args: '{"a":"x","tags":null}' }
+        ]),
+        textResponse("ok")
+      ],
+      "openai-chat"
+    )
+    const worker = Worker.create({ client })
+    worker.registerTools([strictTool, openTool])
+    await worker.run("go")
+    const outputs = worker.history().flatMap((i) => (i.type === "function_call_output" ? [[i.callId, i.isError, i.output] as const] : []))
+    expect(outputs[0]).toEqual(["c1", false, '{"a":"x"}'])
+    expect(outputs[1]?.[0]).toBe("c2")
+    expect(outputs[1]?.[1]).toBe(true)
+    expect(outputs[1]?.[2]).toContain("tags")
+  })
+})

@@ -226,7 +226,8 @@ const restore = (schema: JsonValue | undefined, value: unknown, root: JsonSchema
   const properties = resolved["properties"]
   if (!isObject(properties)) return value
   const required = new Set(Array.isArray(resolved["required"]) ? resolved["required"] : [])
-  const out: Record<string, unknown> = {}
+  // No prototype: a model-sent "__proto__" key stays a plain property (and is refused by the closed schema).
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>
   for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
     const propertySchema = properties[key]
     if (member === null && !required.has(key) && propertySchema !== undefined && !acceptsNull(propertySchema, root)) {
