@@ -76,11 +76,12 @@ const HANDLERS: Handlers = {
  * bug must not break the run it is watching.
  */
 export class SubscriberHub {
-  readonly #subscribers = new Set<Subscriber>()
+  readonly #subscribers = new Set<{ readonly subscriber: Subscriber }>()
 
   subscribe(subscriber: Subscriber): () => void {
-    // Wrap so the same object can be subscribed twice and unsubscribed independently.
-    const entry: Subscriber = { ...subscriber }
+    // An entry per subscription, so the same object can be subscribed twice and unsubscribed independently; the
+    // subscriber itself is kept (not copied), so methods of a class instance are called with their `this`.
+    const entry = { subscriber }
     this.#subscribers.add(entry)
     return () => {
       this.#subscribers.delete(entry)
@@ -88,7 +89,7 @@ export class SubscriberHub {
   }
 
   emit(event: WorkerEvent): void {
-    for (const subscriber of [...this.#subscribers]) {
+    for (const { subscriber } of [...this.#subscribers]) {
       try {
         subscriber.onEvent?.(event)
         ;(HANDLERS[event.type] as (s: Subscriber, e: WorkerEvent) => void)(subscriber, event)

@@ -106,3 +106,24 @@ describe("subscribers", () => {
     expect(types.at(-1)).toBe("status")
   })
 })
+
+describe("class-based subscribers", () => {
+  it("have their methods called with their own `this`", async () => {
+    class Transcript {
+      text = ""
+      finished = 0
+      onText(delta: string): void {
+        this.text += delta
+      }
+      onStatus(event: { readonly status: string }): void {
+        if (event.status === "finished") this.finished++
+      }
+    }
+    const transcript = new Transcript()
+    const worker = Worker.create({ client: new ScriptedClient([textResponse("Hello there")]) })
+    worker.subscribe(transcript)
+    await worker.run("hi")
+    expect(transcript.text).toBe("Hello there")
+    expect(transcript.finished).toBe(1)
+  })
+})
