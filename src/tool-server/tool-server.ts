@@ -139,7 +139,11 @@ export class ToolServerHandle {
     if (options?.signal === undefined && options?.timeoutMs === undefined) {
       // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
       try {
-        return entry.tool.execute(argumentsJson, { callId, signal: NEVER_ABORTED, meta: entry.meta }).then(undefined, entry.fail)
+        // Promise.resolve: a tool written in plain JavaScript may return a bare string (free for a native promise).
+        return Promise.resolve(entry.tool.execute(argumentsJson, { callId, signal: NEVER_ABORTED, meta: entry.meta })).then(
+          undefined,
+          entry.fail
+        )
       } catch (thrown) {
         return Promise.reject(executionError(name, thrown))
       }

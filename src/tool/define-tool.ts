@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { ArgumentSchema, InferArguments } from "../schema/codec.ts"
+import type { ArgumentSchema, InferArguments, TypedJsonSchema } from "../schema/codec.ts"
 import { formatIssues, makeArgumentCodec } from "../schema/codec.ts"
 import type { ArgumentCodec, DecodeResult } from "../schema/argument-codec.ts"
 import type { Tool, ToolContext, ToolDefinition } from "./tool.ts"
@@ -30,6 +30,9 @@ export interface TypedToolDefinition<A> extends ToolDefinition {
   readonly toolName: string
   readonly codec: ArgumentCodec<A>
 }
+
+/** The argument type of a tool declared without `parameters`: it accepts exactly `{}`. */
+type NoArguments = TypedJsonSchema<Record<string, never>>
 
 const NO_ARGUMENTS = { type: "object", properties: {}, additionalProperties: false } as const
 
@@ -108,7 +111,7 @@ const runHandler = <A, State>(
  * Gotchas: the codec is compiled here, once, so an invalid schema throws at definition time; the factory (and
  * `state`) runs at each registration.
  */
-export function defineTool<S extends ArgumentSchema = ArgumentSchema, State = undefined>(
+export function defineTool<S extends ArgumentSchema = NoArguments, State = undefined>(
   config: ToolConfig<S, State>
 ): TypedToolDefinition<InferArguments<S>> {
   const codec = makeArgumentCodec((config.parameters ?? NO_ARGUMENTS) as S)

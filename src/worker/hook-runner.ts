@@ -88,17 +88,24 @@ export class HookRegistry {
     return undefined
   }
 
-  /** OnAbort observers: every one is called; their own failures are swallowed so the original error survives. */
+  /**
+   * OnAbort observers: every one is called; their own failures are swallowed so the original error survives.
+   * Each gets at most `ON_ABORT_BUDGET_MS`: an observer that never settles must not keep the run (and with it
+   * the worker) from ending.
+   */
   async notifyAbort(input: HookInput<"OnAbort">): Promise<void> {
     for (const hook of [...this.#hooks.OnAbort]) {
       try {
-        await invoke("OnAbort", hook, input, new AbortController().signal)
+        await invoke("OnAbort", hook, input, AbortSignal.timeout(ON_ABORT_BUDGET_MS))
       } catch {
         // The run already failed with a more relevant error; an observer must not replace it.
       }
     }
   }
 }
+
+/** How long one OnAbort observer may take before the run ends without waiting for it. */
+export const ON_ABORT_BUDGET_MS = 5_000
 
 const describeResult = (result: unknown): string => {
   if (typeof result === "object" && result !== null && "_tag" in result) return `"${String(result._tag)}"`

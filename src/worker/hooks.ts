@@ -42,9 +42,12 @@ export interface ToolCall {
   arguments: string
 }
 
-/** A tool call's result. PostToolCall hooks may edit it in place (or return `rewriteResult`). */
+/**
+ * A tool call's result. PostToolCall hooks may edit `output` and `isError` in place (or return `rewriteResult`);
+ * the status follows the error flag.
+ */
 export interface ToolResult {
-  status: ToolResultStatus
+  readonly status: ToolResultStatus
   output: string
   isError: boolean
 }

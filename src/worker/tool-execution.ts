@@ -134,17 +134,27 @@ export const executeBatch = async (
         return "next"
       })
     } catch (thrown) {
-      fixed.set(job.call.callId, { ...outcome, ...result })
+      fixed.set(job.call.callId, rewritten(outcome, result))
       const error = toWorkerError(thrown)
       return failAll(error, error.message)
     }
-    fixed.set(job.call.callId, { ...outcome, output: String(result.output), isError: Boolean(result.isError) })
+    fixed.set(job.call.callId, rewritten(outcome, result))
     if (verdict?._tag === "Abort") {
       const reason = `aborted by a PostToolCall hook: ${verdict.reason}`
       return failAll(new HookAborted({ point: "PostToolCall", reason: verdict.reason, message: reason }), reason)
     }
   }
   return { kind: "done", outcomes: calls.map((call) => fixed.get(call.callId) as ToolOutcome) }
+}
+
+/**
+ * An outcome after PostToolCall hooks: their output and error flag, with the status following the flag (an "ok"
+ * result a hook marks as an error becomes "error", and back); timeout, cancelled and the rest stay as they were.
+ */
+const rewritten = (outcome: ToolOutcome, result: ToolResult): ToolOutcome => {
+  const isError = Boolean(result.isError)
+  const status = isError && outcome.status === "ok" ? "error" : !isError && outcome.status === "error" ? "ok" : outcome.status
+  return { ...outcome, status, output: String(result.output), isError }
 }
 
 /** The result of a call that did not (or will no longer) run. */

@@ -215,3 +215,18 @@ describe("toolGroup", () => {
     ).toThrow(TypeError)
   })
 })
+
+describe("a tool without parameters", () => {
+  it("types its arguments as an empty object, not any", () => {
+    defineTool({
+      name: "now",
+      description: "",
+      execute: (args) => {
+        expectTypeOf(args).toEqualTypeOf<Record<string, never>>()
+        // @ts-expect-error: there are no arguments to read
+        void args.foo.bar
+        return ""
+      }
+    })
+  })
+})
