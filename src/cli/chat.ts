@@ -17,6 +17,8 @@ export interface ChatIo {
   readonly cwd: string
 }
 
+const TOOL_TIMEOUT_MS = 30_000
+
 const DEFAULT_SYSTEM_PROMPT =
   "You are a helpful assistant in a terminal. Use the tools when they help: clock for the date and time, calculator for arithmetic, read_file for files in the working folder. Keep answers short."
 
@@ -40,7 +42,8 @@ export const runChat = async (
   const client = clientFromEnv(command, io.env)
   const root = await checkRoot(resolve(io.cwd, command.root ?? "."))
   const style = styleFor(io.output, io.env)
-  const worker = Worker.create({ client, systemPrompt: command.system ?? DEFAULT_SYSTEM_PROMPT })
+  // A tool that hangs must not hold the chat: each call gets a deadline (Ctrl-C still cancels sooner).
+  const worker = Worker.create({ client, systemPrompt: command.system ?? DEFAULT_SYSTEM_PROMPT, toolTimeoutMs: TOOL_TIMEOUT_MS })
   const report = worker.registerTools(demoTools(root))
   const renderer = new TranscriptRenderer(io.output, style)
   worker.subscribe(renderer.subscriber)

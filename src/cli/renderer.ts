@@ -29,6 +29,14 @@ const clip = (text: string): string =>
 const oneLine = (text: string): string => text.replace(/\r?\n/g, "\\n")
 
 /**
+ * Model text, tool arguments and file contents are untrusted: control characters (ESC, CSI/OSC introducers,
+ * BEL, backspace…) could rewrite the terminal, so everything but newline and tab is shown as a visible escape.
+ */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+export const safeForTerminal = (text: string): string =>
+  text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/**
  * Renders a worker's events as a terminal transcript: answer text as it streams, thinking dimmed, and each tool
  * call with its arguments and then its result on lines of their own.
  */
@@ -42,16 +50,17 @@ export class TranscriptRenderer {
 
   readonly subscriber: Subscriber = {
     onBlockDelta: ({ delta }) => {
-      if (delta.kind === "text") this.#write(delta.text)
-      else if (delta.kind === "thinking") this.#write(this.style.dim(delta.text), delta.text)
+      if (delta.kind === "text") this.#write(safeForTerminal(delta.text))
+      else if (delta.kind === "thinking") this.#write(this.style.dim(safeForTerminal(delta.text)), delta.text)
     },
     onBlockStop: () => this.newline(),
-    onToolCallCompleted: ({ call }) => this.line(this.style.tool(`→ ${call.name} ${call.arguments === "" ? "{}" : call.arguments}`)),
+    onToolCallCompleted: ({ call }) =>
+      this.line(this.style.tool(safeForTerminal(`→ ${call.name} ${call.arguments === "" ? "{}" : call.arguments}`))),
     onToolResult: ({ outcome }) => {
-      const text = `← ${outcome.name} ${outcome.status}: ${oneLine(clip(outcome.output))}`
+      const text = safeForTerminal(`← ${outcome.name} ${outcome.status}: ${oneLine(clip(outcome.output))}`)
       this.line(outcome.isError ? this.style.error(text) : this.style.dim(text))
     },
-    onWarning: ({ message }) => this.line(this.style.warn(`! ${message}`))
+    onWarning: ({ message }) => this.line(this.style.warn(safeForTerminal(`! ${message}`)))
   }
 
   /** Ends the current line if text is still open on it. */

@@ -1,4 +1,5 @@
-import { open, realpath } from "node:fs/promises"
+import { constants } from "node:fs"
+import { open, realpath, stat } from "node:fs/promises"
 import { isAbsolute, relative, resolve, sep } from "node:path"
 import { Data } from "effect"
 import { z } from "zod"
@@ -46,7 +47,10 @@ export const resolveUnderRoot = async (root: string, path: string): Promise<stri
  */
 export const readFileUnderRoot = async (root: string, path: string, maxBytes = DEFAULT_MAX_BYTES): Promise<string> => {
   const real = await resolveUnderRoot(root, path)
-  const handle = await open(real, "r")
+  // Checked before opening: opening a FIFO or a device blocks until a writer appears, which could be never.
+  if (!(await stat(real)).isFile()) throw new PathRefused({ message: `${JSON.stringify(path)} is not a regular file` })
+  // O_NONBLOCK: should the path be swapped for a FIFO between the check and the open, the open still returns.
+  const handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK)
   try {
     const stats = await handle.stat()
     if (!stats.isFile()) throw new PathRefused({ message: `${JSON.stringify(path)} is not a regular file` })
@@ -61,7 +65,7 @@ export const readFileUnderRoot = async (root: string, path: string, maxBytes = D
   }
 }
 
-/** `read_file` confined to `root` (resolved once, when the tool is created). */
+/** `read_file` confined to `root` (its real path is resolved on every call, so a moved root is still honoured). */
 export const readFileTool = (root: string, maxBytes = DEFAULT_MAX_BYTES) =>
   defineTool({
     name: "read_file",

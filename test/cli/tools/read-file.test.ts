@@ -93,3 +93,18 @@ describe("read_file", () => {
     })
   })
 })
+
+describe("special files", () => {
+  it("refuses a named pipe at once instead of blocking on it", async () => {
+    const { execFileSync } = await import("node:child_process")
+    const { mkdtempSync } = await import("node:fs")
+    const { tmpdir } = await import("node:os")
+    const { join } = await import("node:path")
+    const { readFileUnderRoot } = await import("../../../src/cli/tools/read-file.ts")
+    const root = mkdtempSync(join(tmpdir(), "llmw-fifo-"))
+    execFileSync("mkfifo", [join(root, "pipe")])
+    const started = Date.now()
+    await expect(readFileUnderRoot(root, "pipe")).rejects.toThrow(/not a regular file/)
+    expect(Date.now() - started).toBeLessThan(2_000)
+  })
+})
