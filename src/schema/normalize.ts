@@ -38,7 +38,12 @@ const resolvePointer = (root: JsonObject, ref: string): JsonValue => {
   }
   let at: JsonValue | undefined = root
   for (const raw of ref.slice(1).split("/").slice(1)) {
-    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~")
+    let key: string
+    try {
+      key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~")
+    } catch {
+      throw new UnsupportedSchemaError({ message: `$ref ${JSON.stringify(ref)} is not a valid JSON Pointer` })
+    }
     if (Array.isArray(at)) at = at[Number(key)]
     else if (isObject(at)) at = Object.hasOwn(at, key) ? at[key] : undefined
     else at = undefined

@@ -8,9 +8,6 @@ import { ExecutionFailed, InvalidArgument } from "./tool-error.ts"
 import { isToolFailure } from "./tool-failure.ts"
 import { ToolMeta } from "./tool-meta.ts"
 
-/** What a typed handler may return: a value, a promise of one, or an Effect producing one. */
-export type HandlerResult = unknown
-
 export interface ToolConfig<S extends ArgumentSchema, State> {
   readonly name: string
   readonly description: string
@@ -22,7 +19,7 @@ export interface ToolConfig<S extends ArgumentSchema, State> {
    * Receives the decoded, typed arguments. Strings are returned to the model as they are, anything else as
    * JSON. Fail by throwing, rejecting, failing the Effect, or returning `toolFailure(message)`.
    */
-  readonly execute: (args: InferArguments<S>, context: ToolContext, state: State) => HandlerResult
+  readonly execute: (args: InferArguments<S>, context: ToolContext, state: State) => unknown
 }
 
 /** A `ToolDefinition` that also remembers its name and argument codec (for docs, tests and tooling). */

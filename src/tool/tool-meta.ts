@@ -1,9 +1,10 @@
 import { Data, Equal, Hash } from "effect"
 import { canonicalSchema } from "../schema/canonical-json.ts"
+import { NEUTRAL_TOOL_NAME } from "../schema/tool-names.ts"
 import type { JsonSchema, JsonValue } from "../schema/json-schema.ts"
 
 /** The widest tool-name rule any provider accepts; narrower provider rules are applied per provider. */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/
+export const TOOL_NAME_PATTERN = NEUTRAL_TOOL_NAME
 
 /** A tool name that no provider could accept. */
 export class InvalidToolName extends Data.TaggedError("InvalidToolName")<{

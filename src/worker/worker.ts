@@ -289,6 +289,11 @@ export const Worker = {
   create(options: WorkerOptions): MutableWorker {
     const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS
     if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new RangeError(`maxTurns must be a positive integer, got ${maxTurns}`)
+    for (const [name, ms] of [["toolTimeoutMs", options.toolTimeoutMs], ...Object.entries(options.toolTimeouts ?? {})] as const) {
+      if (ms !== undefined && !(typeof ms === "number" && ms > 0 && Number.isFinite(ms))) {
+        throw new RangeError(`${name === "toolTimeoutMs" ? name : `toolTimeouts.${name}`} must be a positive number of milliseconds, got ${ms}`)
+      }
+    }
     return MutableWorker.fromCore(
       makeCore({
         client: options.client,

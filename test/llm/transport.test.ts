@@ -283,6 +283,17 @@ describe("incomplete streams", () => {
   })
 })
 
+describe("a success that is not a stream", () => {
+  it("is a protocol error carrying the body, not retried as a truncated stream", async () => {
+    const h = await harness([{ kind: "status", status: 200, body: '{"choices":[{"message":{"content":"hi"}}]}' }, ok])
+    const { events, error } = await h.run()
+    expect(error).toMatchObject({ _tag: "LlmProtocolError" })
+    expect(error?.message).toContain('"content":"hi"')
+    expect(events).toEqual([])
+    expect(server?.requests).toHaveLength(1)
+  })
+})
+
 describe("timeouts", () => {
   it("times out waiting for headers, retrying first", async () => {
     const h = await harness([{ kind: "no_headers" }], { retry: { maxRetries: 1 }, timeouts: { headersMs: 100 } })

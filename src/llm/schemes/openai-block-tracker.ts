@@ -19,10 +19,6 @@ export class BlockTracker {
     return this.open.get(key)?.index
   }
 
-  get openCount(): number {
-    return this.open.size
-  }
-
   start(key: string, block: BlockMeta, out: Array<Event>): number {
     const index = this.nextIndex++
     this.open.set(key, { index, kind: block.kind })

@@ -163,6 +163,20 @@ async function* runAttempt(
       )
     }
     if (response.body === null) throw new AttemptFailure(new LlmProtocolError({ message: "Response has no body" }), false)
+    // A success that is not a stream (a proxy or a server ignoring `stream: true`) is reported with its body,
+    // not read as SSE and mistaken for a truncated stream.
+    if ((response.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json")) {
+      let body: string
+      try {
+        body = await readCapped(response.body, options.maxErrorBodyBytes)
+      } catch (cause) {
+        throw fail(cause)
+      }
+      throw new AttemptFailure(
+        new LlmProtocolError({ message: `Expected an event stream from ${call.url}, got application/json: ${body}` }),
+        false
+      )
+    }
 
     timer.start("first_event", options.timeouts.firstEventMs)
     const reader = response.body.getReader()
