@@ -43,18 +43,23 @@ export const anthropicMessages = (
     last = { list, index: list.push(block) - 1 }
   }
 
-  /** Marks the block the stable prefix ends with, so Anthropic caches everything up to it (tools, system, history). */
+  /** Puts a cache breakpoint on the block appended last, unless the API refuses one there (thinking blocks). */
   const markCacheBreakpoint = (): void => {
     const block = last?.list[last.index]
-    // The API refuses cache_control on thinking blocks; the system breakpoint still covers tools and system.
-    if (last === undefined || block === undefined || block.type === "thinking" || block.type === "redacted_thinking") return
+    if (last === undefined || block === undefined || "cache_control" in block) return
+    if (block.type === "thinking" || block.type === "redacted_thinking") return
     last.list[last.index] = { ...block, cache_control: { type: "ephemeral" } }
   }
 
   items.forEach((item, position) => {
     appendItem(item, position)
+    // The end of the stable prefix: everything up to it (tools, system, locked history) is written once.
     if (position === cacheAfterItems - 1) markCacheBreakpoint()
   })
+  // And the end of the conversation, which moves every turn: Anthropic reads the longest cached prefix, so each
+  // request reuses what the previous one wrote (its documented multi-turn pattern). With the system prompt's that
+  // is three of the four breakpoints allowed. The marker sits after the locked prefix, whose bytes never change.
+  if (cacheAfterItems > 0) markCacheBreakpoint()
 
   function appendItem(item: Item, position: number): void {
     switch (item.type) {

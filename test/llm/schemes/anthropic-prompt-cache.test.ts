@@ -24,12 +24,19 @@ describe("Anthropic prompt-cache breakpoints for a stable prefix", () => {
     expect(anthropicScheme.encodeRequest(base)).not.toContain("cache_control")
   })
 
-  it("marks the system prompt and the block that ends the prefix", () => {
+  it("marks the system prompt, the block that ends the prefix and the conversation's last block", () => {
     const body = JSON.parse(anthropicScheme.encodeRequest({ ...base, promptCache: { prefixItems: 4 } })) as Body
     expect(body.system).toEqual([{ type: "text", text: "You are terse.", cache_control: { type: "ephemeral" } }])
     const marked = body.messages.flatMap((m) => m.content).filter((block) => "cache_control" in block)
-    expect(marked).toEqual([{ type: "text", text: "Milk and eggs.", cache_control: { type: "ephemeral" } }])
-    expect(body.messages.at(-1)?.content).toEqual([{ type: "text", text: "And the date?" }])
+    expect(marked).toEqual([
+      { type: "text", text: "Milk and eggs.", cache_control: { type: "ephemeral" } },
+      { type: "text", text: "And the date?", cache_control: { type: "ephemeral" } }
+    ])
+  })
+
+  it("uses one marker when the prefix ends the conversation", () => {
+    const body = JSON.parse(anthropicScheme.encodeRequest({ ...base, promptCache: { prefixItems: 5 } })) as Body
+    expect(body.messages.flatMap((m) => m.content).filter((block) => "cache_control" in block)).toHaveLength(1)
   })
 
   it("keeps the marked prefix byte-identical as the conversation grows", () => {
