@@ -22,6 +22,12 @@ export interface OpenAiChatOptions {
    * compatible servers still read exclusively.
    */
   readonly maxTokensField?: "max_completion_tokens" | "max_tokens"
+  /**
+   * Send the reasoning a server streamed (`reasoning_content`) back on the assistant message it belongs to.
+   * Off by default (OpenAI itself returns no reasoning on Chat); on for servers whose thinking mode requires it
+   * in tool loops (DeepSeek's, for one) — they refuse a follow-up request without it.
+   */
+  readonly echoReasoning?: boolean
 }
 
 type Names = { toWire(name: string): string }
@@ -42,13 +48,18 @@ const userContent = (content: ReadonlyArray<ContentPart>): JsonBodyValue => {
 }
 
 interface AssistantTurn {
+  readonly reasoning: Array<string>
   readonly texts: Array<string>
   readonly refusals: Array<string>
   readonly calls: Array<FunctionCallItem>
 }
 
+/** Whether a turn holds more than the reasoning that opens it (a later message or reasoning starts a new one). */
+const hasOutput = (turn: AssistantTurn): boolean => turn.texts.length > 0 || turn.refusals.length > 0 || turn.calls.length > 0
+
 const assistantMessage = (turn: AssistantTurn, names: Names): JsonBodyValue => ({
   role: "assistant",
+  reasoning_content: turn.reasoning.length > 0 ? turn.reasoning.join("") : undefined,
   // Chat requires content (null allowed) next to tool_calls; an empty string would be a visible empty reply.
   content: turn.texts.length > 0 ? turn.texts.join("") : null,
   refusal: turn.refusals.length > 0 ? turn.refusals.join("") : undefined,
@@ -64,10 +75,10 @@ const assistantMessage = (turn: AssistantTurn, names: Names): JsonBodyValue => (
 
 /**
  * Chat has no item list: an assistant message owns its tool calls. The model's text and the calls that follow it
- * become one assistant message; reasoning items are not sent (Chat cannot take them back, and sending them as
- * text would leak hidden reasoning into the visible conversation).
+ * become one assistant message. Reasoning is never sent as text (that would leak hidden reasoning into the visible
+ * conversation); with `echoReasoning` it goes back in the message's own `reasoning_content` field.
  */
-const messages = (request: Request, names: Names): Array<JsonBodyValue> => {
+const messages = (request: Request, names: Names, echoReasoning: boolean): Array<JsonBodyValue> => {
   const out: Array<JsonBodyValue> = []
   if (request.systemPrompt !== undefined) out.push({ role: "system", content: request.systemPrompt })
   let turn: AssistantTurn | undefined
@@ -75,7 +86,7 @@ const messages = (request: Request, names: Names): Array<JsonBodyValue> => {
     if (turn !== undefined) out.push(assistantMessage(turn, names))
     turn = undefined
   }
-  const assistant = (): AssistantTurn => (turn ??= { texts: [], refusals: [], calls: [] })
+  const assistant = (): AssistantTurn => (turn ??= { reasoning: [], texts: [], refusals: [], calls: [] })
   for (const item of request.items) {
     switch (item.type) {
       case "message":
@@ -83,7 +94,7 @@ const messages = (request: Request, names: Names): Array<JsonBodyValue> => {
           flush()
           out.push({ role: "user", content: userContent(item.content) })
         } else {
-          flush()
+          if (turn !== undefined && hasOutput(turn)) flush()
           const current = assistant()
           for (const part of item.content) {
             if (part.type === "refusal") current.refusals.push(part.text)
@@ -99,6 +110,11 @@ const messages = (request: Request, names: Names): Array<JsonBodyValue> => {
         out.push({ role: "tool", tool_call_id: item.callId, content: toolOutputText(item.output, item.isError) })
         break
       case "reasoning":
+        // Reasoning precedes what it led to: it opens the assistant turn it belongs to.
+        if (echoReasoning && item.data === undefined && item.text !== "") {
+          if (turn !== undefined && hasOutput(turn)) flush()
+          assistant().reasoning.push(item.text)
+        }
         break
     }
   }
@@ -138,6 +154,7 @@ const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
 export const makeOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme => {
   const streamUsage = options.streamUsage ?? true
   const maxTokensField = options.maxTokensField ?? "max_completion_tokens"
+  const echoReasoning = options.echoReasoning ?? false
   return {
     name: "openai-chat",
     validate,
@@ -162,7 +179,7 @@ export const makeOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme =>
       body["reasoning_effort"] = config.reasoning?.effort
       body["stream"] = true
       body["stream_options"] = streamUsage ? { include_usage: true } : undefined
-      body["messages"] = messages(request, names)
+      body["messages"] = messages(request, names, echoReasoning)
       return jsonBody(body)
     }
   }

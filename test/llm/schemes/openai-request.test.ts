@@ -215,3 +215,36 @@ describe("scheme-specific encoding", () => {
   })
 })
 
+
+describe("reasoning_content for compatible servers", () => {
+  const history: Request = {
+    model: "deepseek-reasoner",
+    items: [
+      { type: "message", role: "user", content: [{ type: "input_text", text: "Weather in Oslo?" }] },
+      { type: "reasoning", text: "I should call the weather tool." },
+      { type: "function_call", callId: "call_1", name: "get_weather", arguments: '{"city":"Oslo"}' },
+      { type: "function_call_output", callId: "call_1", output: "rain", isError: false },
+      { type: "reasoning", text: "It rains." },
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "Rain in Oslo." }] },
+      { type: "message", role: "user", content: [{ type: "input_text", text: "Thanks" }] }
+    ],
+    tools: [],
+    config: {}
+  }
+
+  it("goes back on the assistant message it led to, only when asked", async () => {
+    const { makeOpenAiChatScheme } = await import("../../../src/llm/schemes/openai-chat.ts")
+    const echoed = JSON.parse(makeOpenAiChatScheme({ echoReasoning: true }).encodeRequest(history)) as { messages: Array<Record<string, unknown>> }
+    expect(echoed.messages.filter((m) => m["role"] === "assistant")).toEqual([
+      {
+        role: "assistant",
+        reasoning_content: "I should call the weather tool.",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }]
+      },
+      { role: "assistant", reasoning_content: "It rains.", content: "Rain in Oslo." }
+    ])
+    expect(openAiChatScheme.encodeRequest(history)).not.toContain("reasoning_content")
+    expect(openAiChatScheme.encodeRequest(history)).not.toContain("I should call")
+  })
+})
