@@ -13,7 +13,11 @@ export const GENERATED_CALL_ID_PREFIX = "llmw_gemini_"
 export const isGeneratedCallId = (callId: string): boolean => callId.startsWith(GENERATED_CALL_ID_PREFIX)
 
 export interface GeminiDecoderOptions {
-  /** Supplies an id for a function call that has none. Must never repeat; the default uses random UUIDs. */
+  /**
+   * Supplies an id for a function call that has none. Must never repeat, and must start with
+   * `GENERATED_CALL_ID_PREFIX` (`llmw_gemini_`): that prefix is how requests know never to send a made-up id to
+   * Gemini. The default uses random UUIDs.
+   */
   readonly newCallId?: () => string
 }
 
