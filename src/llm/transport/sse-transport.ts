@@ -148,14 +148,18 @@ async function* runAttempt(
       throw fail(cause)
     }
 
-    if (!response.ok) {
+    /** A body that is not a stream, read with a size cap (and the idle deadline) to be quoted in the error. */
+    const readWholeBody = async (): Promise<string> => {
       timer.start("idle", options.timeouts.idleMs)
-      let body: string
       try {
-        body = await readCapped(response.body, options.maxErrorBodyBytes)
+        return await readCapped(response.body, options.maxErrorBodyBytes)
       } catch (cause) {
         throw fail(cause)
       }
+    }
+
+    if (!response.ok) {
+      const body = await readWholeBody()
       throw new AttemptFailure(
         new LlmHttpError({ status: response.status, body, message: `HTTP ${response.status} from ${call.url}` }),
         isRetryableStatus(response.status),
@@ -166,12 +170,7 @@ async function* runAttempt(
     // A success that is not a stream (a proxy or a server ignoring `stream: true`) is reported with its body,
     // not read as SSE and mistaken for a truncated stream.
     if ((response.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json")) {
-      let body: string
-      try {
-        body = await readCapped(response.body, options.maxErrorBodyBytes)
-      } catch (cause) {
-        throw fail(cause)
-      }
+      const body = await readWholeBody()
       throw new AttemptFailure(
         new LlmProtocolError({ message: `Expected an event stream from ${call.url}, got application/json: ${body}` }),
         false
