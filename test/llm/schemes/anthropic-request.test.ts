@@ -5,26 +5,8 @@ import { Item } from "../../../src/llm/item.ts"
 import type { Request, RequestConfig, ToolSpec } from "../../../src/llm/request.ts"
 import { anthropicScheme } from "../../../src/llm/schemes/anthropic.ts"
 import { ANTHROPIC_DEFAULT_MAX_TOKENS } from "../../../src/llm/schemes/anthropic-config.ts"
+import { tools } from "./support/tool-specs.ts"
 
-const weather: ToolSpec = {
-  name: "get_weather",
-  description: "Current weather for a city.",
-  inputSchema: {
-    type: "object",
-    properties: { city: { type: "string", description: "City name" }, unit: { type: "string", enum: ["c", "f"] } },
-    required: ["city", "unit"],
-    additionalProperties: false
-  }
-}
-
-// A dotted neutral name: Anthropic refuses dots, so it travels as files_read.
-const readFile: ToolSpec = {
-  name: "files.read",
-  description: "Read a text file.",
-  inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false }
-}
-
-const tools: ReadonlyArray<ToolSpec> = [readFile, weather]
 const MODEL = "claude-sonnet-4-5-20250929"
 const SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds6Gj8kGvJ2Z8c3pVHcBJZFyaFSSxMdIGnthpRKzIZc1DY9yvMDCMa6xcEA=="
 

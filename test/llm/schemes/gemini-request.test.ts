@@ -6,26 +6,8 @@ import type { Request, RequestConfig, ToolSpec } from "../../../src/llm/request.
 import { geminiScheme } from "../../../src/llm/schemes/gemini.ts"
 import { GENERATED_CALL_ID_PREFIX } from "../../../src/llm/schemes/gemini-decoder.ts"
 import { parseSseText } from "../../../src/llm/sse.ts"
+import { tools } from "./support/tool-specs.ts"
 
-const weather: ToolSpec = {
-  name: "get_weather",
-  description: "Current weather for a city.",
-  inputSchema: {
-    type: "object",
-    properties: { city: { type: "string", description: "City name" }, unit: { type: "string", enum: ["c", "f"] } },
-    required: ["city", "unit"],
-    additionalProperties: false
-  }
-}
-
-// Gemini accepts dots in function names, so this one travels unchanged.
-const readFile: ToolSpec = {
-  name: "files.read",
-  description: "Read a text file.",
-  inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false }
-}
-
-const tools: ReadonlyArray<ToolSpec> = [readFile, weather]
 const MODEL = "gemini-2.5-flash"
 const SIGNATURE = "CiQB0e2Kb7Tp3Yx2Sh0M8y6mdNhUJ0vH6bVNq1WlU9+Xb7cKaQHR7YpvQ6lTz7C"
 const GENERATED_A = `${GENERATED_CALL_ID_PREFIX}0f8e2c1a-7b5d-4e0a-9c6b-3d2f1e0a9b8c`

@@ -2,36 +2,13 @@ import { readFileSync, writeFileSync } from "node:fs"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Item } from "../../../src/llm/item.ts"
-import type { Request, ToolSpec } from "../../../src/llm/request.ts"
+import type { Request } from "../../../src/llm/request.ts"
 import type { Scheme } from "../../../src/llm/scheme.ts"
 import { makeOpenAiChatScheme, openAiChatScheme } from "../../../src/llm/schemes/openai-chat.ts"
 import { openAiResponsesScheme } from "../../../src/llm/schemes/openai-responses.ts"
 import { TOOL_ERROR_PREFIX } from "../../../src/llm/schemes/openai-wire.ts"
+import { tools, weather } from "./support/tool-specs.ts"
 
-const weather: ToolSpec = {
-  name: "get_weather",
-  description: "Current weather for a city.",
-  inputSchema: {
-    type: "object",
-    properties: { city: { type: "string", description: "City name" }, unit: { type: "string", enum: ["c", "f"] } },
-    required: ["city", "unit"],
-    additionalProperties: false
-  }
-}
-
-// A dotted neutral name: OpenAI refuses dots, so it travels as files_read and must come back as files.read.
-const readFile: ToolSpec = {
-  name: "files.read",
-  description: "Read a text file.",
-  inputSchema: {
-    type: "object",
-    properties: { path: { type: "string" } },
-    required: ["path"],
-    additionalProperties: false
-  }
-}
-
-const tools: ReadonlyArray<ToolSpec> = [readFile, weather]
 
 const SCENARIOS: Record<string, Request> = {
   "simple-text": {
