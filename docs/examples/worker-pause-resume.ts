@@ -31,7 +31,7 @@ worker.addHook("PreToolCall", ({ call }) => {
 worker.subscribe({ onToolResult: ({ outcome }) => console.log("result:", outcome.name, outcome.status, "-", outcome.output) })
 
 const first = await worker.run("Clean up the temp folder")
-console.log("run:", first.status, "-", first.pauseReason, "| pending:", worker.hasPendingCalls, "| ran:", ran.length)
+if (first.status === "paused") console.log("run: paused -", first.pauseReason, "| pending:", worker.hasPendingCalls, "| ran:", ran.length)
 
 approved = false // the user's answer; resume() asks the hooks only about undecided calls
 const second = await worker.resume()

@@ -4,6 +4,7 @@ import type { FunctionCallItem } from "../llm/item.ts"
 import type { CacheReport } from "./cache-lock.ts"
 import type { ToolOutcome } from "./tool-outcome.ts"
 import type { WorkerError } from "./worker-error.ts"
+import { describeThrown } from "../tool/tool-constructors.ts"
 
 /**
  * The UI-facing view of a worker. Block events carry the block's index (its scope) and its ordinal (position in
@@ -72,8 +73,8 @@ const HANDLERS: Handlers = {
 }
 
 /**
- * Fans worker events out to subscribers. A subscriber that throws is dropped from that one delivery only: a UI
- * bug must not break the run it is watching.
+ * Fans worker events out to subscribers. A subscriber that throws misses only that one delivery and the others
+ * get a warning saying so: a UI bug must not break the run it is watching, nor go unnoticed.
  */
 export class SubscriberHub {
   readonly #subscribers = new Set<{ readonly subscriber: Subscriber }>()
@@ -93,8 +94,11 @@ export class SubscriberHub {
       try {
         subscriber.onEvent?.(event)
         ;(HANDLERS[event.type] as (s: Subscriber, e: WorkerEvent) => void)(subscriber, event)
-      } catch {
-        // Deliberately ignored: see the class comment.
+      } catch (thrown) {
+        // The run goes on (see the class comment), but the failure is said once, to every subscriber.
+        if (event.type !== "warning") {
+          this.emit({ type: "warning", message: `a subscriber threw on "${event.type}": ${describeThrown(thrown)}` })
+        }
       }
     }
   }

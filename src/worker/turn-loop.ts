@@ -11,11 +11,8 @@ import { toOutputItem } from "./tool-outcome.ts"
 import type { WorkerCore } from "./worker-core.ts"
 import { CacheLockViolation, HookAborted, MaxTurnsExceeded, type WorkerError } from "./worker-error.ts"
 
-/** What a run that did not fail returns. */
-export interface RunResult {
-  readonly status: "finished" | "paused"
-  /** Why the run paused (the hook's reason); absent when finished. */
-  readonly pauseReason?: string
+/** What every run that did not fail reports. */
+interface RunReport {
   /** The items this run appended to the history, in order. */
   readonly items: ReadonlyArray<Item>
   /** Token usage summed over this run's requests. */
@@ -25,6 +22,11 @@ export interface RunResult {
   /** Non-fatal problems, e.g. a cache-lock violation with `onViolation: "warn"`. */
   readonly warnings: ReadonlyArray<string>
 }
+
+/** A finished run, or a paused one with the hook's reason (narrow on `status`). */
+export type RunResult =
+  | (RunReport & { readonly status: "finished" })
+  | (RunReport & { readonly status: "paused"; readonly pauseReason: string })
 
 const USAGE_FIELDS = ["inputTokens", "outputTokens", "totalTokens", "cacheReadTokens", "cacheWriteTokens"] as const
 
@@ -50,14 +52,9 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
   const usage: { -readonly [K in keyof Usage]: Usage[K] } = {}
   const cache: Array<CacheReport> = []
   const warnings: Array<string> = []
-  const result = (status: "finished" | "paused", pauseReason?: string): RunResult => ({
-    status,
-    ...(pauseReason === undefined ? {} : { pauseReason }),
-    items: core.history.slice(start),
-    usage: { ...usage },
-    cache,
-    warnings
-  })
+  const report = (): RunReport => ({ items: core.history.slice(start), usage: { ...usage }, cache, warnings })
+  const finished = (): RunResult => ({ status: "finished", ...report() })
+  const paused = (pauseReason: string): RunResult => ({ status: "paused", pauseReason, ...report() })
 
   /** Runs one batch; appends its outputs (even when it failed), or keeps its decisions when it paused. */
   const settleCalls = async (calls: ReadonlyArray<FunctionCallItem>): Promise<void> => {
@@ -130,12 +127,12 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
       }
       if (verdict?._tag === "Pause") throw new Paused(verdict.reason)
       core.hub.emit({ type: "status", status: "finished" })
-      return result("finished")
+      return finished()
     }
   } catch (thrown) {
     if (thrown instanceof Paused) {
       core.hub.emit({ type: "status", status: "paused" })
-      return result("paused", thrown.reason)
+      return paused(thrown.reason)
     }
     const error: WorkerError = signal.aborted ? toWorkerError(signal.reason) : toWorkerError(thrown)
     core.hub.emit({ type: "error", error })

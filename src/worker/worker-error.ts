@@ -51,6 +51,7 @@ export type WorkerError =
   | MaxTurnsExceeded
   | CacheLockViolation
   | WorkerBusy
+  | StaleWorker
   | WorkerDefect
 
 const RUN_TAGS: ReadonlySet<string> = new Set([
@@ -61,6 +62,7 @@ const RUN_TAGS: ReadonlySet<string> = new Set([
   "MaxTurnsExceeded",
   "CacheLockViolation",
   "WorkerBusy",
+  "StaleWorker",
   "WorkerDefect"
 ])
 

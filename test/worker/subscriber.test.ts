@@ -64,14 +64,18 @@ describe("subscribers", () => {
     expect(result.items.map((i) => i.type)).toEqual(["message", "message"])
   })
 
-  it("a throwing subscriber does not break the run", async () => {
+  it("a throwing subscriber does not break the run, and the others are told", async () => {
     const worker = Worker.create({ client: new ScriptedClient([textResponse("ok")]) })
     worker.subscribe({
       onEvent: () => {
         throw new Error("ui bug")
       }
     })
+    const warnings: Array<string> = []
+    worker.subscribe({ onWarning: ({ message }) => warnings.push(message) })
     await expect(worker.run("hi")).resolves.toMatchObject({ status: "finished" })
+    expect(warnings.length).toBeGreaterThan(0)
+    expect(warnings[0]).toMatch(/a subscriber threw on "status": ui bug/)
   })
 
   it("as an async iterable", async () => {
