@@ -1,5 +1,6 @@
 import type { Event } from "./event.ts"
 import type { Request } from "./request.ts"
+import type { LintTarget } from "../schema/lint.ts"
 import type { ConfigWarning, SchemeName } from "./scheme.ts"
 
 export interface StreamOptions {
@@ -19,6 +20,8 @@ export interface StreamOptions {
  */
 export interface LlmClient {
   readonly scheme: SchemeName
+  /** The provider rules tool schemas are linted against at registration; `scheme` when absent. */
+  readonly toolLintTarget?: LintTarget
   readonly provider: string
   readonly model: string
   stream(request: Request, options?: StreamOptions): AsyncIterable<Event>

@@ -90,6 +90,7 @@ export const createLlmClient = (options: LlmClientOptions): LlmClient => {
 
   return {
     scheme: scheme.name,
+    ...(scheme.toolLintTarget === undefined ? {} : { toolLintTarget: scheme.toolLintTarget }),
     provider: provider.name,
     model,
     encodeRequest: (request) => scheme.encodeRequest(request),

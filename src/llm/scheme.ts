@@ -1,4 +1,5 @@
 import type { Event } from "./event.ts"
+import type { LintTarget } from "../schema/lint.ts"
 import type { Request } from "./request.ts"
 
 /** One server-sent event as delivered by the SSE parser. */
@@ -34,6 +35,11 @@ export interface StreamDecoder {
  */
 export interface Scheme {
   readonly name: SchemeName
+  /**
+   * What tool schemas are linted against at registration when they differ from `name` (Gemini's OpenAPI-subset
+   * `parameters` is `"gemini-subset"`).
+   */
+  readonly toolLintTarget?: LintTarget
   /** The request body, byte-identical for the same request. */
   encodeRequest(request: Request): string
   /**

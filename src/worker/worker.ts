@@ -190,7 +190,7 @@ export class MutableWorker extends WorkerBase {
   /** Registers a batch all-or-nothing (see `registerTool`). */
   registerTools(definitions: Iterable<ToolDefinition>): RegistrationReport {
     const core = this.idle("registerTools")
-    return registerDefinitions(core.tools, definitions, { lintTargets: [core.client.scheme] })
+    return registerDefinitions(core.tools, definitions, { lintTargets: [core.client.toolLintTarget ?? core.client.scheme] })
   }
 
   setSystemPrompt(prompt: string | undefined): void {

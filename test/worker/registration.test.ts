@@ -146,3 +146,29 @@ describe("OpenAI strict arguments", () => {
     expect(outputs[1]?.[2]).toContain("tags")
   })
 })
+
+describe("registration for Gemini's older endpoints", () => {
+  it("lints against the OpenAPI subset when the client sends it, refusing what the subset cannot carry", async () => {
+    const { createLlmClient, gemini, makeGeminiScheme } = await import("../../src/index.ts")
+    const subset = createLlmClient({
+      provider: { ...gemini, scheme: makeGeminiScheme({ toolSchemas: "openapi-subset" }) },
+      model: "gemini-1.5-pro",
+      apiKey: "test"
+    })
+    expect(subset.toolLintTarget).toBe("gemini-subset")
+    const recordTool = defineTool({
+      name: "tag",
+      description: "a required record: the subset has no way to say it",
+      parameters: jsonSchema<{ tags: Record<string, string> }>({
+        type: "object",
+        properties: { tags: { type: "object", additionalProperties: { type: "string" } } },
+        required: ["tags"],
+        additionalProperties: false
+      }),
+      execute: () => "ok"
+    })
+    expect(() => Worker.create({ client: subset }).registerTool(recordTool)).toThrow(/gemini-subset/)
+    const current = createLlmClient({ provider: "gemini", model: "gemini-2.5-flash", apiKey: "test" })
+    expect(Worker.create({ client: current }).registerTool(recordTool).registered).toHaveLength(1)
+  })
+})

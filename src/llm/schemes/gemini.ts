@@ -22,6 +22,7 @@ export interface GeminiSchemeOptions extends GeminiDecoderOptions {
  */
 export const makeGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme => ({
   name: "gemini",
+  ...(options.toolSchemas === "openapi-subset" ? { toolLintTarget: "gemini-subset" as const } : {}),
   encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas).body,
   decoder: (request) =>
     withNeutralToolNames(createGeminiDecoder(options), request === undefined ? undefined : toolNames(request.tools, "gemini")),
