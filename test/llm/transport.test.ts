@@ -283,6 +283,16 @@ describe("incomplete streams", () => {
   })
 })
 
+describe("redirects", () => {
+  it("are not followed and not retried: a protocol error naming the redirect", async () => {
+    const h = await harness([{ kind: "status", status: 307, headers: { location: "http://127.0.0.1:9/elsewhere" } }, ok])
+    const { error } = await h.run()
+    expect(error).toMatchObject({ _tag: "LlmProtocolError" })
+    expect(error?.message).toMatch(/redirect/)
+    expect(server?.requests).toHaveLength(1)
+  })
+})
+
 describe("a success that is not a stream", () => {
   it("is a protocol error carrying the body, not retried as a truncated stream", async () => {
     const h = await harness([{ kind: "status", status: 200, body: '{"choices":[{"message":{"content":"hi"}}]}' }, ok])

@@ -47,7 +47,6 @@ const isContent = (event: Event): boolean =>
 
 const isTerminal = (event: Event): boolean => event.type === "status" && event.status !== "started"
 
-/** What a rejected fetch or body read means, given who aborted. */
 /** The call's headers with the body's content type and the SSE accept header fixed (set by name, any case). */
 const requestHeaders = (headers: Readonly<Record<string, string>>): Headers => {
   const out = new Headers(headers)
@@ -56,6 +55,7 @@ const requestHeaders = (headers: Readonly<Record<string, string>>): Headers => {
   return out
 }
 
+/** What a rejected fetch or body read means, given who aborted. */
 const classifyRejection = (cause: unknown, signal: AbortSignal | undefined, timer: PhaseTimer): LlmError => {
   if (signal?.aborted) return new LlmCancelled({ message: "The request was cancelled" })
   const expired = timer.expiredPhase
@@ -68,6 +68,11 @@ const classifyRejection = (cause: unknown, signal: AbortSignal | undefined, time
   }
   if (isLlmError(cause)) return cause
   const detail = cause instanceof Error ? (cause.cause instanceof Error ? `${cause.message}: ${cause.cause.message}` : cause.message) : String(cause)
+  // Redirects are refused (`redirect: "error"`): an endpoint that redirects is misconfigured, and asking again
+  // cannot help, so it is a protocol error (never retried), not a network failure.
+  if (cause instanceof Error && cause.cause instanceof Error && /redirect/i.test(cause.cause.message)) {
+    return new LlmProtocolError({ message: `The endpoint answered with a redirect, which is not followed (${detail})` })
+  }
   return new LlmNetworkError({ message: detail })
 }
 
