@@ -55,7 +55,7 @@ const dialectOf = (target: LintTarget): ToolDialect => (target === "gemini-subse
  */
 const checkWireCollisions = (registry: ToolRegistry, batch: ReadonlyArray<ToolEntry>, targets: ReadonlyArray<LintTarget>): void => {
   for (const dialect of new Set(targets.map(dialectOf))) {
-    const taken = registry.wireNames(dialect, (name) => wireSpelling(name, dialect))
+    const taken = registry.wireNames(dialect)
     const inBatch = new Map<string, string>()
     for (const { meta } of batch) {
       const wire = wireSpelling(meta.name, dialect)

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { ToolSpec } from "../llm/request.ts"
+import { type ToolDialect, wireSpelling } from "../schema/tool-names.ts"
 import type { Tool } from "../tool/tool.ts"
 import { toToolError } from "../tool/tool-constructors.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
@@ -40,23 +41,27 @@ export class ToolRegistry {
     return this.sorted
   }
 
-  private readonly wire = new Map<string, Map<string, string>>()
+  private readonly wire = new Map<ToolDialect, Map<string, string>>()
 
-  /** Provider spelling → neutral name for every registered tool, built once per dialect and kept up to date. */
-  wireNames(dialect: string, spell: (name: string) => string): ReadonlyMap<string, string> {
+  /**
+   * Provider spelling → neutral name for every registered tool: built the first time a dialect is asked for, then
+   * kept up to date by `commit`, so registering tools one at a time stays linear.
+   */
+  wireNames(dialect: ToolDialect): ReadonlyMap<string, string> {
     let names = this.wire.get(dialect)
     if (names === undefined) {
       names = new Map()
-      for (const name of this.entries.keys()) names.set(spell(name), name)
+      for (const name of this.entries.keys()) names.set(wireSpelling(name, dialect), name)
       this.wire.set(dialect, names)
     }
     return names
   }
 
   commit(batch: ReadonlyArray<ToolEntry>): void {
-    for (const entry of batch) this.entries.set(entry.meta.name, entry)
-    // Dropping the spelling caches is cheaper than teaching them every dialect's rule; the next check rebuilds.
-    this.wire.clear()
+    for (const entry of batch) {
+      this.entries.set(entry.meta.name, entry)
+      for (const [dialect, names] of this.wire) names.set(wireSpelling(entry.meta.name, dialect), entry.meta.name)
+    }
     this.sorted = undefined
     this.version++
   }

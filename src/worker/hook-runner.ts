@@ -105,7 +105,7 @@ export class HookRegistry {
 }
 
 /** How long one OnAbort observer may take before the run ends without waiting for it. */
-export const ON_ABORT_BUDGET_MS = 5_000
+const ON_ABORT_BUDGET_MS = 5_000
 
 const describeResult = (result: unknown): string => {
   if (typeof result === "object" && result !== null && "_tag" in result) return `"${String(result._tag)}"`
