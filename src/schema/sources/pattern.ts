@@ -28,3 +28,6 @@ export const patternProblem = (source: string, flags: string): string | undefine
   }
   return undefined
 }
+
+/** A literal string as a Unicode-mode pattern matching exactly it (only syntax characters are escaped). */
+export const escapeForPattern = (literal: string): string => literal.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
