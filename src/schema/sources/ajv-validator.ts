@@ -10,13 +10,15 @@ import type { JsonSchema } from "../json-schema.ts"
  * One shared compiler. `strictNumbers` refuses NaN and ±Infinity for `number`/`integer`, which is what the
  * normalised schema promises. Standard formats (date-time, email, uri, uuid…) are checked, so a `format` the
  * model is shown is a `format` the decoder enforces; unknown formats and keywords (annotations, vendor `x-`
- * keys) are ignored rather than fatal.
+ * keys) are ignored rather than fatal. `multipleOfPrecision` makes `multipleOf: 0.1` accept 0.3 (whose float quotient is
+ * 2.9999999999999996), as Effect and zod do; without it the model is refused for following the schema.
  */
 const ajv = new Ajv2020({
   allErrors: true,
   verbose: true,
   strict: false,
   strictNumbers: true,
+  multipleOfPrecision: 9,
   validateFormats: true,
   logger: false
 })
