@@ -4,6 +4,7 @@ import type { DecodeResult } from "../argument-codec.ts"
 import type { JsonObject, JsonSchema, JsonValue } from "../json-schema.ts"
 import { UnsupportedSchemaError } from "../normalize.ts"
 import { escapeForPattern, patternProblem } from "./pattern.ts"
+import { refuseProtoKeysIn } from "./proto-keys.ts"
 import { issuePath, type SchemaSource } from "./source.ts"
 
 export type Zod3ArgumentSchema = z.ZodTypeAny
@@ -105,7 +106,7 @@ const to2020 = (value: JsonValue): JsonValue => {
  * with zod's own pattern (ajv's `email` format accepts one-letter top-level domains that zod refuses).
  */
 export const fromZod3 = <S extends Zod3ArgumentSchema>(schema: S): SchemaSource<z.output<S>> => ({
-  jsonSchema: to2020(
+  jsonSchema: refuseProtoKeysIn(to2020(
     zodToJsonSchema(schema, {
       target: "jsonSchema2019-09",
       $refStrategy: "root",
@@ -113,7 +114,7 @@ export const fromZod3 = <S extends Zod3ArgumentSchema>(schema: S): SchemaSource<
       emailStrategy: "pattern:zod",
       override
     }) as JsonSchema
-  ) as JsonSchema,
+  ) as JsonSchema),
   refine: (input): DecodeResult<z.output<S>> => {
     const result = schema.safeParse(input)
     return result.success

@@ -3,6 +3,7 @@ import type { DecodeResult } from "../argument-codec.ts"
 import type { JsonSchema } from "../json-schema.ts"
 import { UnsupportedSchemaError } from "../normalize.ts"
 import { patternProblem } from "./pattern.ts"
+import { refuseProtoKeysIn } from "./proto-keys.ts"
 import { issuePath, type SchemaSource } from "./source.ts"
 
 export type Zod4ArgumentSchema = z.ZodType
@@ -40,7 +41,9 @@ const refuseInexactPatterns = (ctx: { readonly zodSchema: { readonly _zod: { rea
  * would not survive `JSON.parse` exactly anyway, so showing the bound is the truth.
  */
 export const fromZod4 = <S extends Zod4ArgumentSchema>(schema: S): SchemaSource<z.output<S>> => ({
-  jsonSchema: z.toJSONSchema(schema, { io: "input", target: "draft-2020-12", override: refuseInexactPatterns }) as JsonSchema,
+  jsonSchema: refuseProtoKeysIn(
+    z.toJSONSchema(schema, { io: "input", target: "draft-2020-12", override: refuseInexactPatterns }) as JsonSchema
+  ),
   refine: isExact(schema)
     ? undefined
     : (input): DecodeResult<z.output<S>> => {
