@@ -16,7 +16,7 @@ const typesOf = (s: S): ReadonlyArray<string> =>
   Array.isArray(s["type"]) ? (s["type"] as ReadonlyArray<string>) : typeof s["type"] === "string" ? [s["type"]] : []
 const num = (v: JsonValue | undefined): number | undefined => (typeof v === "number" ? v : undefined)
 
-const oracleAjv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true, multipleOfPrecision: 9 })
+const oracleAjv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true, multipleOfPrecision: 9, logger: false })
 addFormatsModule.default(oracleAjv)
 /** Whether `value` is valid under `schema` by the JSON Schema standard (independent of the codec under test). */
 export const oracle = (schema: S): ((value: unknown) => boolean) => {
