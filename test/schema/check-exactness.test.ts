@@ -62,7 +62,9 @@ describe("zod checks", () => {
   it("a record key __proto__, which zod would drop, is refused with a located issue", () => {
     for (const schema of [z.object({ r: z.record(z.string(), z.number()) }), z3.object({ r: z3.record(z3.string(), z3.number()) })]) {
       const codec = makeArgumentCodec(schema)
-      expect(codec.decode(JSON.parse('{"r":{"__proto__":1}}'))).toMatchObject({ ok: false, issues: [{ path: ["r"] }] })
+      const refused = codec.decode(JSON.parse('{"r":{"__proto__":1}}'))
+      expect(refused).toMatchObject({ ok: false })
+      expect(refused).toHaveProperty(["issues", 0, "path"], ["r"])
       expect(JSON.stringify(codec.jsonSchema)).toContain('"not":{"const":"__proto__"}')
       expect(codec.decode({ r: { a: 1 } })).toMatchObject({ ok: true })
     }
