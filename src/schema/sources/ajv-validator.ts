@@ -16,8 +16,11 @@ import type { JsonSchema } from "../json-schema.ts"
  * Two of them because ajv has no cap on the errors it collects: with `allErrors` a million wrong-typed items
  * build a million error objects before anything can stop it. Arguments of ordinary size are checked with every
  * error (the model can fix them all at once); larger ones stop at the first error.
+ *
+ * `ownProperties`: without it, ajv reads an optional property named `constructor` (or `toString`…) through the
+ * prototype chain, so `{}` was refused with "expected string, got function Object()".
  */
-const options = { verbose: true, strict: false, strictNumbers: true, validateFormats: true, logger: false } as const
+const options = { verbose: true, strict: false, strictNumbers: true, validateFormats: true, logger: false, ownProperties: true } as const
 const ajvAll = new Ajv2020({ ...options, allErrors: true })
 const ajvFirst = new Ajv2020({ ...options, allErrors: false })
 // ajv-formats is CommonJS; its module object also carries the plugin as `.default`, which is what NodeNext types.
@@ -72,12 +75,57 @@ const validatorFor = (schema: JsonSchema, all: boolean): ValidateFunction => {
  * ten thousand tools should not cost ten thousand compilations when most are never called. The first-error
  * validator is compiled only if a large value ever arrives. Call the result per decode.
  */
+/** Keywords whose value is one subschema, a list of them, or a map of names to them (as in `normalize.ts`). */
+const SUBSCHEMA_KEYWORDS = new Set([
+  "items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+  "unevaluatedProperties", "unevaluatedItems", "additionalItems", "anyOf", "oneOf", "allOf", "prefixItems",
+  "properties", "patternProperties", "dependentSchemas", "$defs", "definitions"
+])
+const MAP_KEYWORDS = new Set(["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"])
+
+/**
+ * Where the schema declares a property named `__proto__`, or undefined. ajv skips that name on purpose (a guard
+ * of its own against prototype pollution), so such a property would be neither checked nor allowed: the tool
+ * could never receive it. Refused at definition instead of failing every call. Recursion depth is the schema's,
+ * already bounded by `normalizeJsonSchema`.
+ */
+const protoProperty = (schema: unknown, path: string): string | undefined => {
+  if (typeof schema !== "object" || schema === null) return undefined
+  if (Array.isArray(schema)) {
+    for (let i = 0; i < schema.length; i++) {
+      const found = protoProperty(schema[i], `${path}/${i}`)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  for (const [key, value] of Object.entries(schema)) {
+    if (!SUBSCHEMA_KEYWORDS.has(key)) continue
+    if (MAP_KEYWORDS.has(key) && typeof value === "object" && value !== null && !Array.isArray(value)) {
+      if (key === "properties" && Object.hasOwn(value, "__proto__")) return `${path}/properties/__proto__`
+      for (const [name, sub] of Object.entries(value)) {
+        const found = protoProperty(sub, `${path}/${key}/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`)
+        if (found !== undefined) return found
+      }
+    } else {
+      const found = protoProperty(value, `${path}/${key}`)
+      if (found !== undefined) return found
+    }
+  }
+  return undefined
+}
+
 export const compileJsonSchema = (
   schema: JsonSchema,
   limits: CheckLimits = { fullCheckSize: DEFAULT_FULL_CHECK_SIZE, keptIssues: DEFAULT_KEPT_ISSUES }
 ): JsonSchemaCheck => {
   if (ajvAll.validateSchema(schema) !== true) {
     throw new UnsupportedSchemaError({ message: `not a valid JSON Schema: ${clip(ajvAll.errorsText(ajvAll.errors), 500)}` })
+  }
+  const proto = protoProperty(schema, "")
+  if (proto !== undefined) {
+    throw new UnsupportedSchemaError({
+      message: `a property named "__proto__" (at ${clip(proto, 200)}) cannot be checked by the argument decoder; rename it`
+    })
   }
   let all: ValidateFunction | undefined
   let first: ValidateFunction | undefined
