@@ -50,7 +50,7 @@ const decodeArguments = <A>(codec: ArgumentCodec<A>, argumentsJson: string): Dec
 }
 
 const decodedValue = <A>(result: DecodeResult<A>): A => {
-  if (!result.ok) throw new InvalidArgument({ message: formatIssues(result.issues) })
+  if (!result.ok) throw new InvalidArgument({ message: formatIssues(result) })
   return result.value
 }
 

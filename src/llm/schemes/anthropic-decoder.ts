@@ -50,11 +50,10 @@ const neutralUsage = (usage: AnthropicUsage): Usage => {
 
 /** message_delta usage is cumulative and may repeat or extend message_start's; later non-null values win. */
 const mergeUsage = (base: AnthropicUsage, next: AnthropicUsage): AnthropicUsage => {
-  const merged: Record<string, number> = {}
-  for (const source of [base, next]) {
-    for (const [key, value] of Object.entries(source)) if (typeof value === "number") merged[key] = value
-  }
-  return merged
+  // fromEntries (later entries win) rather than assignment: the keys are the provider's, "__proto__" included.
+  return Object.fromEntries(
+    [...Object.entries(base), ...Object.entries(next)].filter((entry): entry is [string, number] => typeof entry[1] === "number")
+  )
 }
 
 const parseEvent = (message: SseMessage): AnthropicStreamEvent => {

@@ -1,8 +1,11 @@
 import type { FunctionCallItem } from "../item.ts"
 import { type JsonBodyValue, rawJson } from "../json-body.ts"
 
-/** History items are immutable and reused request after request, so each call's check is done once. */
-const checked = new WeakMap<FunctionCallItem, JsonBodyValue | null>()
+/**
+ * History items are reused request after request, so each call's check is done once. The text checked is kept
+ * with the answer: an item a caller built and later edited in place must not be sent with a stale verdict.
+ */
+const checked = new WeakMap<FunctionCallItem, { readonly text: string; readonly fragment: JsonBodyValue | null }>()
 
 /**
  * A call's raw argument text when it is a JSON object, as a verbatim fragment (so the bytes the model produced are
@@ -10,12 +13,13 @@ const checked = new WeakMap<FunctionCallItem, JsonBodyValue | null>()
  * arguments as a JSON value rather than as text (Anthropic `input`, Gemini `args`).
  */
 export const argumentsObject = (call: FunctionCallItem): JsonBodyValue | undefined => {
-  let fragment = checked.get(call)
-  if (fragment === undefined) {
-    fragment = isJsonObjectText(call.arguments) ? rawJson(call.arguments) : null
-    checked.set(call, fragment)
+  const text = call.arguments
+  let entry = checked.get(call)
+  if (entry === undefined || entry.text !== text) {
+    entry = { text, fragment: isJsonObjectText(text) ? rawJson(text) : null }
+    checked.set(call, entry)
   }
-  return fragment ?? undefined
+  return entry.fragment ?? undefined
 }
 
 const isJsonObjectText = (text: string): boolean => {
