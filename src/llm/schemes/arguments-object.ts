@@ -1,22 +1,42 @@
+import { DEFAULT_MAX_JSON_DEPTH, jsonTextDepth } from "../../schema/json-depth.ts"
 import type { FunctionCallItem } from "../item.ts"
 import { type JsonBodyValue, rawJson } from "../json-body.ts"
 
 /** History items are immutable and reused request after request, so each call's check is done once. */
-const checked = new WeakMap<FunctionCallItem, JsonBodyValue | null>()
+const checked = new WeakMap<FunctionCallItem, ArgumentsObject>()
+
+/** A call's arguments as a JSON object to send back, or why they cannot be. */
+export type ArgumentsObject =
+  | { readonly ok: true; readonly value: JsonBodyValue }
+  | { readonly ok: false; readonly reason: "not_object" | "too_deep" }
 
 /**
  * A call's raw argument text when it is a JSON object, as a verbatim fragment (so the bytes the model produced are
- * the bytes sent back, and a prefix never drifts); undefined when it is not an object. For formats that carry
- * arguments as a JSON value rather than as text (Anthropic `input`, Gemini `args`).
+ * the bytes sent back, and a prefix never drifts). For formats that carry arguments as a JSON value rather than
+ * as text (Anthropic `input`, Gemini `args`); the caller sends `{}` (with a warning) for anything else.
+ *
+ * Nested deeper than `DEFAULT_MAX_JSON_DEPTH`, the text is not sent back: the Worker refused such a call (its
+ * result in the history is the `arguments nested deeper than N levels` error), a provider may refuse the body,
+ * and nothing downstream should have to walk it. The depth is counted on the text without parsing, so a
+ * hostile text cannot cost more than one linear scan.
  */
-export const argumentsObject = (call: FunctionCallItem): JsonBodyValue | undefined => {
-  let fragment = checked.get(call)
-  if (fragment === undefined) {
-    fragment = isJsonObjectText(call.arguments) ? rawJson(call.arguments) : null
-    checked.set(call, fragment)
+export const argumentsObject = (call: FunctionCallItem): ArgumentsObject => {
+  let result = checked.get(call)
+  if (result === undefined) {
+    result =
+      jsonTextDepth(call.arguments, DEFAULT_MAX_JSON_DEPTH) > DEFAULT_MAX_JSON_DEPTH
+        ? { ok: false, reason: "too_deep" }
+        : isJsonObjectText(call.arguments)
+          ? { ok: true, value: rawJson(call.arguments) }
+          : { ok: false, reason: "not_object" }
+    checked.set(call, result)
   }
-  return fragment ?? undefined
+  return result
 }
+
+/** The warning text for arguments that go back as `{}`; the call id is quoted by the caller. */
+export const argumentsFallbackReason = (reason: "not_object" | "too_deep"): string =>
+  reason === "too_deep" ? `are nested deeper than ${DEFAULT_MAX_JSON_DEPTH} levels` : "are not a JSON object"
 
 const isJsonObjectText = (text: string): boolean => {
   try {
