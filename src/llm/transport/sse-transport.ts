@@ -144,7 +144,7 @@ export async function* streamSse(
 ): AsyncGenerator<Event, void, undefined> {
   const { retry } = options
   const totalMs = options.timeouts.totalMs
-  const total = { at: Number.isFinite(totalMs) ? Date.now() + totalMs : Number.POSITIVE_INFINITY, afterMs: totalMs }
+  const total = { at: Number.isFinite(totalMs) ? performance.now() + totalMs : Number.POSITIVE_INFINITY, afterMs: totalMs }
   const totalTimeout = (last?: LlmError): LlmTimeout =>
     new LlmTimeout({
       phase: "total",
@@ -162,7 +162,7 @@ export async function* streamSse(
       if (!thrown.retryable || progress.contentYielded || attempt >= retry.maxRetries) throw thrown.error
       const delay = thrown.retryAfterMs ?? backoffDelayMs(retry, attempt)
       // A retry that could not even start before the total deadline is not made.
-      if (Date.now() + delay >= total.at) throw totalTimeout(thrown.error)
+      if (performance.now() + delay >= total.at) throw totalTimeout(thrown.error)
       try {
         await retry.sleep(delay, signal)
       } catch {

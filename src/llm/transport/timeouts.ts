@@ -50,13 +50,16 @@ export class PhaseTimer {
   private running: (ExpiredPhase & { readonly at: number }) | undefined
   private paused: (ExpiredPhase & { readonly remaining: number }) | undefined
 
-  /** `total`: when the call's total deadline passes (epoch ms), and the configured length, for the message. */
+  /**
+   * `total`: when the call's total deadline passes (`performance.now()` time: monotonic and finer than a
+   * millisecond, so many short pauses cannot round the remaining time up), and its configured length.
+   */
   constructor(
     private readonly controller: AbortController,
     total?: { readonly at: number; readonly afterMs: number }
   ) {
     if (total !== undefined && Number.isFinite(total.at)) {
-      this.totalTimer = setTimeout(() => this.fire({ phase: "total", afterMs: total.afterMs }), Math.max(0, total.at - Date.now()))
+      this.totalTimer = setTimeout(() => this.fire({ phase: "total", afterMs: total.afterMs }), Math.max(0, total.at - performance.now()))
     }
   }
 
@@ -74,7 +77,7 @@ export class PhaseTimer {
   }
 
   private arm(expired: ExpiredPhase, inMs: number): void {
-    this.running = { ...expired, at: Date.now() + inMs }
+    this.running = { ...expired, at: performance.now() + inMs }
     this.timer = setTimeout(() => this.fire(expired), inMs)
   }
 
@@ -84,7 +87,7 @@ export class PhaseTimer {
    */
   pause(): void {
     if (this.running === undefined) return
-    this.paused = { phase: this.running.phase, afterMs: this.running.afterMs, remaining: Math.max(0, this.running.at - Date.now()) }
+    this.paused = { phase: this.running.phase, afterMs: this.running.afterMs, remaining: Math.max(0, this.running.at - performance.now()) }
     this.stop()
   }
 
