@@ -40,6 +40,8 @@ export type { ToolConfig, TypedToolDefinition } from "./tool/define-tool.ts"
 export { toolGroup } from "./tool/tool-group.ts"
 export type { MethodToolConfig, CheckedMethods } from "./tool/tool-group.ts"
 export { toolFailure, isToolFailure } from "./tool/tool-failure.ts"
+export { describeThrown, DEFAULT_DESCRIBED_CHARS } from "./tool/describe-thrown.ts"
+export { limitOutput, DEFAULT_TOOL_OUTPUT_BYTES, MIN_TOOL_OUTPUT_BYTES } from "./tool/output-limit.ts"
 export type { ToolFailure } from "./tool/tool-failure.ts"
 export { Tool } from "./tool/tool-namespace.ts"
 

@@ -2,6 +2,7 @@ import type { FunctionCallItem, Item } from "../llm/item.ts"
 import { restoreStrictArguments, usesOpenAiStrictMode } from "../schema/provider-tools.ts"
 import type { JsonSchema } from "../schema/json-schema.ts"
 import { describeThrown } from "../tool/tool-constructors.ts"
+import { limitOutput } from "../tool/output-limit.ts"
 import type { Tool } from "../tool/tool.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
 import type { ToolCall, ToolResult } from "./hooks.ts"
@@ -134,11 +135,11 @@ export const executeBatch = async (
         return "next"
       })
     } catch (thrown) {
-      fixed.set(job.call.callId, rewritten(outcome, result))
+      fixed.set(job.call.callId, rewritten(outcome, result, job.meta.maxOutputBytes ?? core.settings.maxToolOutputBytes))
       const error = toWorkerError(thrown)
       return failAll(error, error.message)
     }
-    fixed.set(job.call.callId, rewritten(outcome, result))
+    fixed.set(job.call.callId, rewritten(outcome, result, job.meta.maxOutputBytes ?? core.settings.maxToolOutputBytes))
     if (verdict?._tag === "Abort") {
       const reason = `aborted by a PostToolCall hook: ${verdict.reason}`
       return failAll(new HookAborted({ point: "PostToolCall", reason: verdict.reason, message: reason }), reason)
@@ -151,10 +152,11 @@ export const executeBatch = async (
  * An outcome after PostToolCall hooks: their output and error flag, with the status following the flag (an "ok"
  * result a hook marks as an error becomes "error", and back); timeout, cancelled and the rest stay as they were.
  */
-const rewritten = (outcome: ToolOutcome, result: ToolResult): ToolOutcome => {
+const rewritten = (outcome: ToolOutcome, result: ToolResult, maxOutputBytes: number): ToolOutcome => {
   const isError = Boolean(result.isError)
   const status = isError && outcome.status === "ok" ? "error" : !isError && outcome.status === "error" ? "ok" : outcome.status
-  return { ...outcome, status, output: String(result.output), isError }
+  // Hooks may lengthen a result: the cap holds for what is finally sent and kept.
+  return { ...outcome, status, output: limitOutput(String(result.output), maxOutputBytes), isError }
 }
 
 /** The result of a call that did not (or will no longer) run. */
@@ -198,12 +200,13 @@ const runOne = async (
     const output = await core.tools.callTool(call.name, checked.text, {
       callId: call.callId,
       signal,
+      maxOutputBytes: core.settings.maxToolOutputBytes,
       ...(timeoutMs === undefined ? {} : { timeoutMs })
     })
     return { ...base, status: "ok", output: String(output), isError: false }
   } catch (thrown) {
     const tag = (thrown as { _tag?: string })._tag
-    const message = describeThrown(thrown)
+    const message = limitOutput(describeThrown(thrown, Number.MAX_SAFE_INTEGER), meta.maxOutputBytes ?? core.settings.maxToolOutputBytes)
     if (tag === "ToolTimeout") return { ...base, status: "timeout", output: message, isError: true }
     if (tag === "ToolCancelled") return cancelledOutcome(call.callId, call.name, "the run was cancelled")
     return { ...base, status: "error", output: message, isError: true }

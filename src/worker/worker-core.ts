@@ -15,6 +15,8 @@ export interface RunSettings {
   /** Deadline per tool call in milliseconds (none by default); `toolTimeouts` overrides it per tool name. */
   readonly toolTimeoutMs: number | undefined
   readonly toolTimeouts: Readonly<Record<string, number>>
+  /** Cap in UTF-8 bytes on a call's output or error text, for tools without their own (default 100 KiB). */
+  readonly maxToolOutputBytes: number
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Subscriber, WorkerEvent } from "./subscriber.ts"
 import { toWorkerError } from "./to-worker-error.ts"
 import { type RunResult, runTurns } from "./turn-loop.ts"
 import { type WorkerCore, makeCore } from "./worker-core.ts"
+import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit } from "../tool/output-limit.ts"
 import { StaleWorker, WorkerBusy, type WorkerError, WorkerLocked } from "./worker-error.ts"
 
 export interface WorkerOptions {
@@ -27,6 +28,13 @@ export interface WorkerOptions {
   readonly toolTimeoutMs?: number
   /** Per-tool deadlines by tool name, overriding `toolTimeoutMs`. */
   readonly toolTimeouts?: Readonly<Record<string, number>>
+  /**
+   * Cap in UTF-8 bytes on each tool result sent to the model (output or error text, after PostToolCall hooks),
+   * for tools that set none of their own (`maxOutputBytes` in `defineTool`). Longer text is cut on a character
+   * boundary and ends with a marker saying how many bytes were dropped. Default 100 KiB; at least 256, or
+   * `Infinity` for none.
+   */
+  readonly maxToolOutputBytes?: number
 }
 
 export interface RunOptions {
@@ -294,6 +302,7 @@ export const Worker = {
         throw new RangeError(`${name === "toolTimeoutMs" ? name : `toolTimeouts.${name}`} must be a positive number of milliseconds, got ${ms}`)
       }
     }
+    const maxToolOutputBytes = checkOutputLimit(options.maxToolOutputBytes ?? DEFAULT_TOOL_OUTPUT_BYTES, "maxToolOutputBytes")
     return MutableWorker.fromCore(
       makeCore({
         client: options.client,
@@ -301,7 +310,7 @@ export const Worker = {
         systemPrompt: options.systemPrompt,
         config: { ...options.config },
         history: options.history ?? [],
-        settings: { maxTurns, toolTimeoutMs: options.toolTimeoutMs, toolTimeouts: { ...options.toolTimeouts } }
+        settings: { maxTurns, toolTimeoutMs: options.toolTimeoutMs, toolTimeouts: { ...options.toolTimeouts }, maxToolOutputBytes }
       })
     )
   }
