@@ -5,6 +5,15 @@ import { CliError } from "./cli-error.ts"
 import { runDemo } from "./demo.ts"
 import { Terminal } from "./terminal.ts"
 
+/** Never throws itself: a thrown value's getters and `toString` may be anything. */
+const describeUnexpected = (thrown: unknown): string => {
+  try {
+    return String(thrown instanceof Error ? (thrown.stack ?? `${thrown.name}: ${thrown.message}`) : thrown)
+  } catch {
+    return "(a value that cannot be described)"
+  }
+}
+
 /** Runs one command and returns the exit code; expected failures are printed as one line, never as a stack. */
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   // Error lines quote the command line, the environment and the provider: untrusted text, printed only through a Terminal.
@@ -31,7 +40,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       stderr.message(`llm-worker: ${thrown._tag}: ${thrown.message}\n`)
       return 1
     }
-    throw thrown
+    // A bug, not an expected failure: the stack is shown, but through the Terminal like everything else, since the
+    // message may quote a provider or the model.
+    stderr.message(`llm-worker: unexpected error: ${describeUnexpected(thrown)}\n`)
+    return 1
   }
 }
 

@@ -14,6 +14,7 @@ const clip = (text: string): string =>
  */
 export class TranscriptRenderer {
   #atLineStart = true
+  #heldSurrogate = ""
 
   constructor(private readonly terminal: Terminal) {}
 
@@ -31,7 +32,7 @@ export class TranscriptRenderer {
 
   /** Ends the current line if text is still open on it. */
   newline(): void {
-    if (!this.#atLineStart) this.#stream("\n", "plain")
+    if (!this.#atLineStart || this.#heldSurrogate !== "") this.#stream("\n", "plain")
   }
 
   /** Writes one complete text on a line of its own (kept on one line, URLs in it redacted: see `Terminal.line`). */
@@ -41,7 +42,13 @@ export class TranscriptRenderer {
     this.#atLineStart = true
   }
 
-  #stream(text: string, tone: Tone): void {
+  #stream(fragment: string, tone: Tone): void {
+    // A character outside the BMP may be split across two deltas; written alone, each half would print as U+FFFD.
+    const joined = this.#heldSurrogate + fragment
+    const last = joined.charCodeAt(joined.length - 1)
+    const holdBack = last >= 0xd800 && last <= 0xdbff
+    this.#heldSurrogate = holdBack ? joined.slice(-1) : ""
+    const text = holdBack ? joined.slice(0, -1) : joined
     if (text === "") return
     this.terminal.write(text, tone)
     // Newlines survive `safeForTerminal` unchanged, so the raw text says where the cursor is.

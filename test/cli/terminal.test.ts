@@ -83,6 +83,14 @@ describe("the terminal transcript", () => {
     expect(printed()).toBe("hi\\u001b[31m\n← read_file ok: line\\u001b[1A\\u0008\\nnext\n")
   })
 
+  it("joins a character split across two deltas instead of printing two replacement characters", () => {
+    const { terminal, printed } = capture(false)
+    const renderer = new TranscriptRenderer(terminal)
+    for (const text of ["a\ud83c", "\udf89b", "\ud83c"]) renderer.subscriber.onBlockDelta?.({ type: "block_delta", turn: 1, index: 0, delta: { kind: "text", text } })
+    renderer.newline()
+    expect(printed()).toBe("a🎉b\ud83c\n")
+  })
+
   it("for any model text, tool call, result and warning, prints nothing raw and keeps each line whole", () => {
     fc.assert(
       fc.property(hostile, hostile, hostile, hostile, hostile, fc.boolean(), (text, name, args, output, warning, colour) => {
