@@ -9,9 +9,6 @@
 const UNSAFE_MULTI_LINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
 const UNSAFE_ONE_LINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
 
-/** Every character `safeForTerminal` rewrites, newline aside; exported for tests and docs. */
-export const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
-
 /**
  * Shown, not deleted: the reader sees that something was there (`\u001b[2J`), and the escape is plain ASCII that
  * no terminal interprets. Silently dropping characters would hide an attempt and can merge words.
