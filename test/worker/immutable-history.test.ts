@@ -20,7 +20,7 @@ describe("history items are immutable", () => {
       }
       const message = history[0]
       try {
-        ;(message as { content: Array<unknown> }).content.push({ type: "input_text", text: "forged" })
+        ;(message as unknown as { content: Array<unknown> }).content.push({ type: "input_text", text: "forged" })
       } catch (error) {
         attempts.push((error as Error).constructor.name)
       }
