@@ -18,7 +18,7 @@ export const describeSafely = (thrown: unknown): string => {
   } catch {
     // Fall through: `typeof` reads nothing from the value, so it is the one thing always safe to say.
   }
-  return `an undescribable thrown ${typeof thrown}`
+  return `a thrown ${typeof thrown} that cannot be described`
 }
 
 /** `String(value)` for values that may come from plain JavaScript: never throws, bounded. */

@@ -45,7 +45,7 @@ describe("an async subscriber whose promise rejects", () => {
     expect(result.status).toBe("finished")
     expect(unhandled).toEqual([])
     expect(warnings.some((w) => w.includes('a subscriber threw on "turn_start": render failed'))).toBe(true)
-    expect(warnings.some((w) => w.includes("undescribable"))).toBe(true)
+    expect(warnings.some((w) => w.includes("cannot be described"))).toBe(true)
     // The failing subscriber is not told about its own failure.
     expect(ownWarnings.every((w) => !w.includes("render failed"))).toBe(true)
   })
