@@ -1,12 +1,15 @@
 import type { ToolNameMap } from "../../schema/provider-tools.ts"
+import { type CallLedger, FragmentCache, type ItemContext, plainContext } from "../fragment-cache.ts"
 import type { ContentPart, Item } from "../item.ts"
-import type { JsonBodyValue } from "../json-body.ts"
+import { type JsonBodyValue, jsonBody, type RawJson, rawJson } from "../json-body.ts"
 import type { ConfigWarning } from "../scheme.ts"
 import { quote } from "../../schema/quote.ts"
 import { argumentsFallbackReason, argumentsObject } from "./arguments-object.ts"
 
 type Block = { readonly [key: string]: JsonBodyValue }
 type Role = "user" | "assistant"
+/** Adds one block to the message of `role` (a new message when the previous one has the other role). */
+type Append = (role: Role, block: Block, isResult?: boolean) => void
 
 const warning = (setting: string, message: string): ConfigWarning => ({ _tag: "ConfigWarning", scheme: "anthropic", setting, message })
 
@@ -31,10 +34,9 @@ export const anthropicMessages = (
 ): { readonly messages: ReadonlyArray<JsonBodyValue>; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const warnings: Array<ConfigWarning> = []
   const turns: Array<{ role: Role; results: Array<Block>; blocks: Array<Block> }> = []
-  const callIds = new Set<string>()
   let last: { readonly list: Array<Block>; readonly index: number } | undefined
 
-  const append = (role: Role, block: Block, isResult = false): void => {
+  const append: Append = (role, block, isResult = false) => {
     let turn = turns.at(-1)
     if (turn === undefined || turn.role !== role) {
       turn = { role, results: [], blocks: [] }
@@ -47,11 +49,11 @@ export const anthropicMessages = (
   /** Puts a cache breakpoint on the block appended last, unless the API refuses one there (thinking blocks). */
   const markCacheBreakpoint = (): void => {
     const block = last?.list[last.index]
-    if (last === undefined || block === undefined || "cache_control" in block) return
-    if (block.type === "thinking" || block.type === "redacted_thinking") return
-    last.list[last.index] = { ...block, cache_control: { type: "ephemeral" } }
+    if (last === undefined || block === undefined || !markable(block)) return
+    last.list[last.index] = marked(block)
   }
 
+  const appendItem = itemAppender(plainContext(names), warnings, append)
   items.forEach((item, position) => {
     appendItem(item, position)
     // The end of the stable prefix: everything up to it (tools, system, locked history) is written once.
@@ -61,6 +63,28 @@ export const anthropicMessages = (
   // request reuses what the previous one wrote (its documented multi-turn pattern). With the system prompt's that
   // is three of the four breakpoints allowed. The marker sits after the locked prefix, whose bytes never change.
   if (cacheAfterItems > 0) markCacheBreakpoint()
+
+  return {
+    messages: turns
+      .map((turn) => ({ role: turn.role, content: [...turn.results, ...turn.blocks] }))
+      .filter((message) => message.content.length > 0),
+    warnings
+  }
+}
+
+/** Whether a cache breakpoint may go on the block: not twice, and never on thinking (the API refuses it there). */
+const markable = (block: Block): boolean =>
+  !("cache_control" in block) && block.type !== "thinking" && block.type !== "redacted_thinking"
+
+const marked = (block: Block): Block => ({ ...block, cache_control: { type: "ephemeral" } })
+
+/**
+ * Appends one item's blocks. Everything it needs besides the item comes from `names` (tool names, and the calls
+ * made by earlier items), so the fragment cache can tell where an item's blocks are the same.
+ */
+const itemAppender = (names: ItemContext, warnings: Array<ConfigWarning>, append: Append) => {
+  const callIds: CallLedger = names.calls
+  return appendItem
 
   function appendItem(item: Item, position: number): void {
     switch (item.type) {
@@ -78,7 +102,7 @@ export const anthropicMessages = (
           const reason = argumentsFallbackReason(checked.reason)
           warnings.push(warning(`items[${position}].arguments`, `arguments of call ${quote(item.callId)} ${reason}; sent as {}`))
         }
-        callIds.add(item.callId)
+        callIds.set(item.callId, "")
         append("assistant", { type: "tool_use", id: item.callId, name: names.toWire(item.name), input })
         return
       }
@@ -104,11 +128,74 @@ export const anthropicMessages = (
       }
     }
   }
+}
 
-  return {
-    messages: turns
-      .map((turn) => ({ role: turn.role, content: [...turn.results, ...turn.blocks] }))
-      .filter((message) => message.content.length > 0),
-    warnings
+/** One block as JSON text, with the marked form (a cache breakpoint on it) printed when first asked for. */
+interface BlockText {
+  readonly role: Role
+  readonly isResult: boolean
+  readonly text: string
+  readonly block: Block
+  readonly markable: boolean
+  marked?: string
+}
+
+/** A scheme's cache of each item's blocks (`fragment-cache.ts`). */
+export type AnthropicFragments = FragmentCache<ReadonlyArray<BlockText>>
+
+export const anthropicFragments = (): AnthropicFragments => new FragmentCache<ReadonlyArray<BlockText>>()
+
+/**
+ * `anthropicMessages(...).messages` as JSON text, from each item's cached blocks: the merging, the tool results
+ * first and the breakpoints are decided here, over the blocks, so only new items are printed. Equal byte for byte
+ * to printing `anthropicMessages` (a property test holds the two together); warnings come from that function.
+ */
+export const cachedAnthropicMessages = (
+  fragments: AnthropicFragments,
+  items: ReadonlyArray<Item>,
+  names: ToolNameMap,
+  cacheAfterItems = 0
+): RawJson => {
+  const turns: Array<{ role: Role; results: Array<string>; blocks: Array<string> }> = []
+  const context = plainContext(names)
+  const ignored: Array<ConfigWarning> = []
+  let last: { readonly list: Array<string>; readonly index: number; readonly block: BlockText; marked: boolean } | undefined
+
+  const build = (item: Item, position: number) => (recorded: ItemContext): ReadonlyArray<BlockText> => {
+    const out: Array<BlockText> = []
+    itemAppender(recorded, ignored, (role, block, isResult = false) => {
+      out.push({ role, isResult, text: jsonBody(block), block, markable: markable(block) })
+    })(item, position)
+    return out
   }
+
+  const markCacheBreakpoint = (): void => {
+    if (last === undefined || last.marked || !last.block.markable) return
+    last.block.marked ??= jsonBody(marked(last.block.block))
+    last.list[last.index] = last.block.marked
+    last.marked = true
+  }
+
+  for (let position = 0; position < items.length; position++) {
+    const item = items[position] as Item
+    for (const block of fragments.fragment(item, context, build(item, position))) {
+      let turn = turns.at(-1)
+      if (turn === undefined || turn.role !== block.role) {
+        turn = { role: block.role, results: [], blocks: [] }
+        turns.push(turn)
+      }
+      const list = block.isResult ? turn.results : turn.blocks
+      last = { list, index: list.push(block.text) - 1, block, marked: false }
+    }
+    if (position === cacheAfterItems - 1) markCacheBreakpoint()
+  }
+  if (cacheAfterItems > 0) markCacheBreakpoint()
+
+  let text = "["
+  for (const turn of turns) {
+    if (turn.results.length + turn.blocks.length === 0) continue
+    const separator = turn.results.length > 0 && turn.blocks.length > 0 ? "," : ""
+    text += `${text === "[" ? "" : ","}{"role":${JSON.stringify(turn.role)},"content":[${turn.results.join(",")}${separator}${turn.blocks.join(",")}]}`
+  }
+  return rawJson(`${text}]`)
 }

@@ -3,19 +3,27 @@ import { jsonBody, rawJson } from "../json-body.ts"
 import type { Request } from "../request.ts"
 import type { ConfigWarning } from "../scheme.ts"
 import { resolveAnthropicSettings } from "./anthropic-config.ts"
-import { anthropicMessages } from "./anthropic-messages.ts"
+import { type AnthropicFragments, anthropicMessages, cachedAnthropicMessages } from "./anthropic-messages.ts"
 
 /**
- * The Messages API body for a streaming request, and every warning about what it had to leave out.
+ * The Messages API body for a streaming request, and every warning about what it had to leave out. With
+ * `fragments` (what `encodeRequest` passes) the history comes from each item's cached blocks and its warnings are
+ * not collected — `validate` calls this without, printing the history whole; the bytes are the same either way.
  *
  * Key order is fixed and puts `messages` last: everything before it stays byte-identical while a conversation
  * grows, so a cache-locked prefix can be compared as text.
  */
-export const buildAnthropicRequest = (request: Request): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
+export const buildAnthropicRequest = (
+  request: Request,
+  fragments?: AnthropicFragments
+): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const names = toolNames(request.tools, "anthropic")
   const { settings, warnings } = resolveAnthropicSettings(request)
   const cache = request.promptCache
-  const history = anthropicMessages(request.items, names, cache?.prefixItems ?? 0)
+  const history =
+    fragments === undefined
+      ? anthropicMessages(request.items, names, cache?.prefixItems ?? 0)
+      : { messages: cachedAnthropicMessages(fragments, request.items, names, cache?.prefixItems ?? 0), warnings: [] }
   const system = request.systemPrompt === undefined || request.systemPrompt === "" ? undefined : request.systemPrompt
   const choice = settings.toolChoice
   const body = jsonBody({

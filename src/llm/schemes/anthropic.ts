@@ -1,6 +1,7 @@
 import { toolNames } from "../../schema/provider-tools.ts"
 import type { Scheme } from "../scheme.ts"
 import { createAnthropicDecoder } from "./anthropic-decoder.ts"
+import { anthropicFragments } from "./anthropic-messages.ts"
 import { buildAnthropicRequest } from "./anthropic-request.ts"
 import { withNeutralToolNames } from "./neutral-tool-names.ts"
 
@@ -11,10 +12,15 @@ import { withNeutralToolNames } from "./neutral-tool-names.ts"
  * thinking is on); with extended thinking, temperature, top_k, a low top_p and forced tool choice are dropped
  * and reported by `validate`. Given the request, the decoder maps wire tool names back to neutral ones.
  */
+const fragments = anthropicFragments()
+
 export const anthropicScheme: Scheme = {
   name: "anthropic",
-  encodeRequest: (request) => buildAnthropicRequest(request).body,
+  encodeRequest: (request) => buildAnthropicRequest(request, fragments).body,
   decoder: (request, options) =>
     withNeutralToolNames(createAnthropicDecoder(options), request === undefined ? undefined : toolNames(request.tools, "anthropic")),
   validate: (request) => buildAnthropicRequest(request).warnings
 }
+
+/** The same scheme without the fragment cache, the history printed whole: tests hold both to the same bytes. */
+export const uncachedAnthropicScheme: Scheme = { ...anthropicScheme, encodeRequest: (request) => buildAnthropicRequest(request).body }

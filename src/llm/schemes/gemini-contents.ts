@@ -1,6 +1,7 @@
 import type { ToolNameMap } from "../../schema/provider-tools.ts"
+import { type CallLedger, FragmentCache, type ItemContext, plainContext } from "../fragment-cache.ts"
 import type { ContentPart, Item } from "../item.ts"
-import type { JsonBodyValue } from "../json-body.ts"
+import { type JsonBodyValue, jsonBody, type RawJson, rawJson } from "../json-body.ts"
 import type { ConfigWarning } from "../scheme.ts"
 import { isGeneratedCallId } from "./gemini-decoder.ts"
 import { quote } from "../../schema/quote.ts"
@@ -8,6 +9,8 @@ import { argumentsFallbackReason, argumentsObject } from "./arguments-object.ts"
 
 type Part = { readonly [key: string]: JsonBodyValue | undefined }
 type Role = "user" | "model"
+/** Adds one part to the content of `role` (a new content when the previous one has the other role). */
+type Append = (role: Role, part: Part) => void
 
 const warning = (setting: string, message: string): ConfigWarning => ({ _tag: "ConfigWarning", scheme: "gemini", setting, message })
 
@@ -32,15 +35,24 @@ export const geminiContents = (
 ): { readonly contents: ReadonlyArray<JsonBodyValue>; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const warnings: Array<ConfigWarning> = []
   const contents: Array<{ role: Role; parts: Array<Part> }> = []
-  const callNames = new Map<string, string>()
 
-  const append = (role: Role, part: Part): void => {
+  const append: Append = (role, part) => {
     const last = contents.at(-1)
     if (last !== undefined && last.role === role) last.parts.push(part)
     else contents.push({ role, parts: [part] })
   }
 
-  items.forEach((item, position) => {
+  items.forEach(itemAppender(plainContext(names), warnings, append))
+  return { contents, warnings }
+}
+
+/**
+ * Appends one item's parts. Everything it needs besides the item comes from `names` (tool names, and the names of
+ * the calls earlier items made), so the fragment cache can tell where an item's parts are the same.
+ */
+const itemAppender = (names: ItemContext, warnings: Array<ConfigWarning>, append: Append) => {
+  const callNames: CallLedger = names.calls
+  return (item: Item, position: number): void => {
     switch (item.type) {
       case "message":
         for (const content of item.content) {
@@ -84,6 +96,50 @@ export const geminiContents = (
         return
       }
     }
-  })
-  return { contents, warnings }
+  }
+}
+
+/** One part as JSON text, with the role of the content it goes in. */
+interface PartText {
+  readonly role: Role
+  readonly text: string
+}
+
+/** A scheme's cache of each item's parts (`fragment-cache.ts`). */
+export type GeminiFragments = FragmentCache<ReadonlyArray<PartText>>
+
+export const geminiFragments = (): GeminiFragments => new FragmentCache<ReadonlyArray<PartText>>()
+
+/**
+ * `geminiContents(...).contents` as JSON text, from each item's cached parts; consecutive parts of one role are
+ * merged here, so only new items are printed. Equal byte for byte to printing `geminiContents` (a property test
+ * holds the two together); warnings come from that function.
+ */
+export const cachedGeminiContents = (fragments: GeminiFragments, items: ReadonlyArray<Item>, names: ToolNameMap): RawJson => {
+  const context = plainContext(names)
+  const ignored: Array<ConfigWarning> = []
+  const contents: Array<string> = []
+  let role: Role | undefined
+  let parts: Array<string> = []
+  const close = (): void => {
+    if (role !== undefined) contents.push(`{"role":${JSON.stringify(role)},"parts":[${parts.join(",")}]}`)
+  }
+  for (let position = 0; position < items.length; position++) {
+    const item = items[position] as Item
+    const build = (recorded: ItemContext): ReadonlyArray<PartText> => {
+      const out: Array<PartText> = []
+      itemAppender(recorded, ignored, (partRole, part) => void out.push({ role: partRole, text: jsonBody(part) }))(item, position)
+      return out
+    }
+    for (const part of fragments.fragment(item, context, build)) {
+      if (part.role !== role) {
+        close()
+        role = part.role
+        parts = []
+      }
+      parts.push(part.text)
+    }
+  }
+  close()
+  return rawJson(`[${contents.join(",")}]`)
 }

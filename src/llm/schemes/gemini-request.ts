@@ -3,7 +3,7 @@ import { jsonBody, rawJson } from "../json-body.ts"
 import type { Request } from "../request.ts"
 import type { ConfigWarning } from "../scheme.ts"
 import { resolveGeminiSettings } from "./gemini-config.ts"
-import { geminiContents } from "./gemini-contents.ts"
+import { cachedGeminiContents, type GeminiFragments, geminiContents } from "./gemini-contents.ts"
 
 /**
  * How tool schemas are sent: `parametersJsonSchema` (JSON Schema, current endpoints) or the OpenAPI-subset
@@ -13,17 +13,23 @@ import { geminiContents } from "./gemini-contents.ts"
 export type GeminiToolSchemas = "json-schema" | "openapi-subset"
 
 /**
- * The `streamGenerateContent` body, and every warning about what it had to leave out. The model is part of the
+ * The `streamGenerateContent` body, and every warning about what it had to leave out. With `fragments` (what
+ * `encodeRequest` passes) the history comes from each item's cached parts and its warnings are not collected —
+ * `validate` calls this without, printing the history whole; the bytes are the same either way. The model is part of the
  * URL, not the body. Key order is fixed and puts `contents` last: everything before it stays byte-identical
  * while a conversation grows, so a cache-locked prefix can be compared as text.
  */
 export const buildGeminiRequest = (
   request: Request,
-  toolSchemas: GeminiToolSchemas = "json-schema"
+  toolSchemas: GeminiToolSchemas = "json-schema",
+  fragments?: GeminiFragments
 ): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const names = toolNames(request.tools, "gemini")
   const { settings, warnings } = resolveGeminiSettings(request)
-  const history = geminiContents(request.items, names)
+  const history =
+    fragments === undefined
+      ? geminiContents(request.items, names)
+      : { contents: cachedGeminiContents(fragments, request.items, names), warnings: [] }
   const calling = settings.functionCalling
   const generationConfig = {
     stopSequences: settings.stopSequences,

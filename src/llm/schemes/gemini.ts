@@ -2,6 +2,7 @@ import { toolNames } from "../../schema/provider-tools.ts"
 import type { Scheme } from "../scheme.ts"
 import { createGeminiDecoder, type GeminiDecoderOptions } from "./gemini-decoder.ts"
 import { type GeminiToolSchemas, buildGeminiRequest } from "./gemini-request.ts"
+import { geminiFragments } from "./gemini-contents.ts"
 import { withNeutralToolNames } from "./neutral-tool-names.ts"
 
 export type { GeminiToolSchemas } from "./gemini-request.ts"
@@ -20,13 +21,22 @@ export interface GeminiSchemeOptions extends GeminiDecoderOptions {
  * neutral ones. For an endpoint without JSON Schema support, `makeGeminiScheme({ toolSchemas: "openapi-subset" })`
  * and a custom provider (`{ ...gemini, scheme }`).
  */
-export const makeGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme => ({
+export const makeGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme => {
+  const fragments = geminiFragments()
+  return {
   name: "gemini",
   ...(options.toolSchemas === "openapi-subset" ? { toolLintTarget: "gemini-subset" as const } : {}),
-  encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas).body,
+  encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas, fragments).body,
   decoder: (request) =>
     withNeutralToolNames(createGeminiDecoder(options), request === undefined ? undefined : toolNames(request.tools, "gemini")),
   validate: (request) => buildGeminiRequest(request, options.toolSchemas).warnings
+  }
+}
+
+/** The same scheme without the fragment cache, the history printed whole: tests hold both to the same bytes. */
+export const uncachedGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme => ({
+  ...makeGeminiScheme(options),
+  encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas).body
 })
 
 export const geminiScheme: Scheme = makeGeminiScheme()

@@ -1,4 +1,5 @@
 import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
+import { FragmentCache, plainContext } from "../fragment-cache.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
 import type { JsonBodyValue } from "../json-body.ts"
 import type { ContentPart, FunctionCallItem, Item } from "../item.ts"
@@ -48,6 +49,8 @@ const userContent = (content: ReadonlyArray<ContentPart>): JsonBodyValue => {
 }
 
 interface AssistantTurn {
+  /** The items the turn is made of, in order: a cached message is reused only for the very same items. */
+  readonly items: Array<Item>
   readonly reasoning: Array<string>
   readonly texts: Array<string>
   readonly refusals: Array<string>
@@ -74,28 +77,43 @@ const assistantMessage = (turn: AssistantTurn, names: Names): JsonBodyValue => (
 })
 
 /**
+ * One message of the history and the items it is made of. `message` builds it; the grouping itself (which items
+ * share a message) is decided without building anything, so cached messages cost a lookup.
+ */
+interface Group {
+  /** The first item, and all of them when the message is made of several (an assistant turn). */
+  readonly first: Item
+  readonly items: ReadonlyArray<Item> | undefined
+  readonly message: (names: Names) => JsonBodyValue
+}
+
+/**
  * Chat has no item list: an assistant message owns its tool calls. The model's text and the calls that follow it
  * become one assistant message. Reasoning is never sent as text (that would leak hidden reasoning into the visible
  * conversation); with `echoReasoning` it goes back in the message's own `reasoning_content` field.
  */
-const messages = (request: Request, names: Names, echoReasoning: boolean): Array<JsonBodyValue> => {
-  const out: Array<JsonBodyValue> = []
-  if (request.systemPrompt !== undefined) out.push({ role: "system", content: request.systemPrompt })
+const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean): Array<Group> => {
+  const out: Array<Group> = []
   let turn: AssistantTurn | undefined
   const flush = () => {
-    if (turn !== undefined) out.push(assistantMessage(turn, names))
+    const done = turn
+    if (done !== undefined) out.push({ first: done.items[0] as Item, items: done.items, message: (names) => assistantMessage(done, names) })
     turn = undefined
   }
-  const assistant = (): AssistantTurn => (turn ??= { reasoning: [], texts: [], refusals: [], calls: [] })
-  for (const item of request.items) {
+  const assistant = (item: Item): AssistantTurn => {
+    turn ??= { items: [], reasoning: [], texts: [], refusals: [], calls: [] }
+    turn.items.push(item)
+    return turn
+  }
+  for (const item of items) {
     switch (item.type) {
       case "message":
         if (item.role === "user") {
           flush()
-          out.push({ role: "user", content: userContent(item.content) })
+          out.push({ first: item, items: undefined, message: () => ({ role: "user", content: userContent(item.content) }) })
         } else {
           if (turn !== undefined && hasOutput(turn)) flush()
-          const current = assistant()
+          const current = assistant(item)
           for (const part of item.content) {
             if (part.type === "refusal") current.refusals.push(part.text)
             else if (part.type !== "input_image") current.texts.push(part.text)
@@ -103,17 +121,21 @@ const messages = (request: Request, names: Names, echoReasoning: boolean): Array
         }
         break
       case "function_call":
-        assistant().calls.push(item)
+        assistant(item).calls.push(item)
         break
       case "function_call_output":
         flush()
-        out.push({ role: "tool", tool_call_id: item.callId, content: toolOutputText(item.output, item.isError) })
+        out.push({
+          first: item,
+          items: undefined,
+          message: () => ({ role: "tool", tool_call_id: item.callId, content: toolOutputText(item.output, item.isError) })
+        })
         break
       case "reasoning":
         // Reasoning precedes what it led to: it opens the assistant turn it belongs to.
         if (echoReasoning && item.data === undefined && item.text !== "") {
           if (turn !== undefined && hasOutput(turn)) flush()
-          assistant().reasoning.push(item.text)
+          assistant(item).reasoning.push(item.text)
         }
         break
     }
@@ -124,6 +146,32 @@ const messages = (request: Request, names: Names, echoReasoning: boolean): Array
 
 const toolChoice = (choice: ToolChoice, names: Names): JsonBodyValue =>
   choice.type === "tool" ? { type: "function", function: { name: names.toWire(choice.name) } } : choice.type
+
+type History = (request: Request, names: Names, groups: ReadonlyArray<Group>) => JsonBodyValue
+
+const systemMessage = (request: Request): JsonBodyValue | undefined =>
+  request.systemPrompt === undefined ? undefined : { role: "system", content: request.systemPrompt }
+
+/** The `messages` array printed whole, message by message: the reference the cached form must equal. */
+const uncachedMessages: History = (request, names, groups) => {
+  const out: Array<JsonBodyValue> = []
+  const system = systemMessage(request)
+  if (system !== undefined) out.push(system)
+  for (const group of groups) out.push(group.message(names))
+  return out
+}
+
+/** The `messages` array from each message's cached text (`fragment-cache.ts`), keyed by its first item. */
+const cachedMessages = (fragments: FragmentCache<string>): History => (request, names, groups) => {
+  const context = plainContext(names)
+  const texts: Array<string> = []
+  const system = systemMessage(request)
+  if (system !== undefined) texts.push(jsonBody(system))
+  for (const group of groups) {
+    texts.push(fragments.fragment(group.first, context, (recorded) => jsonBody(group.message(recorded)), group.items))
+  }
+  return rawJson(`[${texts.join(",")}]`)
+}
 
 const assistantHasImage = (items: ReadonlyArray<Item>): boolean =>
   items.some((item) => item.type === "message" && item.role === "assistant" && item.content.some((p) => p.type === "input_image"))
@@ -151,7 +199,14 @@ const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
   return out
 }
 
-export const makeOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme => {
+/** The Chat Completions scheme; options change bytes (echoReasoning), so each instance keeps its own fragments. */
+export const makeOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme =>
+  chatScheme(options, cachedMessages(new FragmentCache<string>()))
+
+/** The same scheme without the fragment cache, message by message as before it: tests hold both to the same bytes. */
+export const uncachedOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme => chatScheme(options, uncachedMessages)
+
+const chatScheme = (options: OpenAiChatOptions, history: History): Scheme => {
   const streamUsage = options.streamUsage ?? true
   const maxTokensField = options.maxTokensField ?? "max_completion_tokens"
   const echoReasoning = options.echoReasoning ?? false
@@ -183,7 +238,7 @@ export const makeOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme =>
       body["reasoning_effort"] = config.reasoning?.effort
       body["stream"] = true
       body["stream_options"] = streamUsage ? { include_usage: true } : undefined
-      body["messages"] = messages(request, names, echoReasoning)
+      body["messages"] = history(request, names, messages(request.items, echoReasoning))
       return jsonBody(body)
     }
   }

@@ -1,4 +1,5 @@
 import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
+import { FragmentCache, plainContext } from "../fragment-cache.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
 import type { JsonBodyValue } from "../json-body.ts"
 import type { ContentPart, Item } from "../item.ts"
@@ -51,6 +52,33 @@ const inputItem = (item: Item, names: Names): JsonBodyValue | undefined => {
 const toolChoice = (choice: ToolChoice, names: Names): JsonBodyValue =>
   choice.type === "tool" ? { type: "function", name: names.toWire(choice.name) } : choice.type
 
+/** Each item's input entry as JSON text (null: left out), reused while the item lives (`fragment-cache.ts`). */
+const fragments = new FragmentCache<string | null>()
+
+/** The `input` array from cached per-item text: one entry per item, so the array is their concatenation. */
+const cachedInput = (items: ReadonlyArray<Item>, names: Names): JsonBodyValue => {
+  const context = plainContext(names)
+  const texts: Array<string> = []
+  for (const item of items) {
+    const text = fragments.fragment(item, context, (recorded) => {
+      const encoded = inputItem(item, recorded)
+      return encoded === undefined ? null : jsonBody(encoded)
+    })
+    if (text !== null) texts.push(text)
+  }
+  return rawJson(`[${texts.join(",")}]`)
+}
+
+/** The `input` array built and printed whole, item by item: the reference the cached form must equal. */
+const uncachedInput = (items: ReadonlyArray<Item>, names: Names): JsonBodyValue => {
+  const input: Array<JsonBodyValue> = []
+  for (const item of items) {
+    const encoded = inputItem(item, names)
+    if (encoded !== undefined) input.push(encoded)
+  }
+  return input
+}
+
 const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
   const warn = (setting: string, message: string) => configWarning("openai-responses", setting, message)
   const { config } = request
@@ -80,7 +108,7 @@ const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
  * (no `previous_response_id`), so the body is a pure function of the neutral request and prompt caching keys on
  * a prefix we control. Reasoning comes back as encrypted items and is returned verbatim on the next turn.
  */
-export const openAiResponsesScheme: Scheme = {
+const responsesScheme = (history: (items: ReadonlyArray<Item>, names: Names) => JsonBodyValue): Scheme => ({
   name: "openai-responses",
   validate,
   decoder: (request) =>
@@ -89,11 +117,7 @@ export const openAiResponsesScheme: Scheme = {
     const { config } = request
     const names = toolNames(request.tools, "openai-responses")
     const withTools = request.tools.length > 0
-    const input: Array<JsonBodyValue> = []
-    for (const item of request.items) {
-      const encoded = inputItem(item, names)
-      if (encoded !== undefined) input.push(encoded)
-    }
+    const input = history(request.items, names)
     const reasoning = config.reasoning
     // Key order puts the history last, so everything before it stays byte-identical while a conversation grows.
     return jsonBody({
@@ -114,4 +138,9 @@ export const openAiResponsesScheme: Scheme = {
       input
     })
   }
-}
+})
+
+export const openAiResponsesScheme: Scheme = responsesScheme(cachedInput)
+
+/** The same scheme without the fragment cache, item by item as before it: tests hold both to the same bytes. */
+export const uncachedOpenAiResponsesScheme: Scheme = responsesScheme(uncachedInput)

@@ -1,0 +1,182 @@
+import type { Item } from "./item.ts"
+
+/**
+ * Encoded history fragments, kept per item so a request costs its new items plus a concatenation (decision 0027).
+ *
+ * A scheme encodes an item into a fragment (JSON text, or a few pieces of it) through an `ItemContext`: the only
+ * things besides the item that an item's bytes may depend on are the wire spelling of tool names and what earlier
+ * items of the same request recorded about their calls (Anthropic leaves out an output whose call is not in the
+ * history; Gemini names a function response after its call). While a fragment is built, the context records every
+ * answer it gave and every call the item recorded. A cached fragment is reused only where the current context
+ * gives the same answers, and its recorded calls are replayed, so the bytes are those the item would encode to
+ * here — whatever the item's kind, with no per-kind rules in the cache. Everything positional (merging consecutive
+ * same-role items, Anthropic's cache breakpoints) stays in each scheme's assembly pass, over fragments.
+ *
+ * Bounded memory: entries live in a `WeakMap` keyed by the item (a dropped history takes its fragments with it),
+ * hold no item, and an item keeps at most `MAX_VARIANTS` contexts per cache. Only items that cannot change are
+ * cached (see `isCacheable`): the Worker's history items are frozen deep copies; a caller's plain object may be
+ * edited in place and is encoded afresh on every request.
+ */
+
+/** The calls earlier items of the request recorded: call id → a value the scheme chooses (Gemini: the wire name). */
+export interface CallLedger {
+  has(callId: string): boolean
+  get(callId: string): string | undefined
+  set(callId: string, value: string): void
+}
+
+/** What an item's encoding may read besides the item itself. */
+export interface ItemContext {
+  toWire(name: string): string
+  readonly calls: CallLedger
+}
+
+type Names = { toWire(name: string): string }
+
+/** The context of one uncached encoding pass: the tool-name map and a fresh ledger. */
+export const plainContext = (names: Names): ItemContext => {
+  const calls = new Map<string, string>()
+  return {
+    toWire: (name) => names.toWire(name),
+    calls: { has: (id) => calls.has(id), get: (id) => calls.get(id), set: (id, value) => void calls.set(id, value) }
+  }
+}
+
+/** Different contexts one item is kept for (a tool-set change, an output before and after its call is known). */
+export const MAX_VARIANTS = 4
+
+/** Objects visited when deciding whether an item is deeply immutable; a larger item is simply not cached. */
+const MAX_CHECKED_NODES = 10_000
+
+interface Entry<F> {
+  readonly fragment: F
+  /** Flat pairs: neutral tool name, the wire name it was given. */
+  readonly wire: ReadonlyArray<string>
+  /** Flat pairs: call id, what the ledger answered (undefined: no such call). */
+  readonly reads: ReadonlyArray<string | undefined>
+  /** Flat pairs: call id, value recorded. */
+  readonly writes: ReadonlyArray<string>
+  /** For a fragment built from several items (a Chat assistant message): the identity of each, in order. */
+  readonly group: ReadonlyArray<number> | undefined
+}
+
+/** Items known deeply immutable; freezing is permanent, so a yes never goes stale. */
+const immutable = new WeakSet<object>()
+
+/**
+ * Whether nothing reachable from the item can change: every object frozen and every property a plain data
+ * property (a frozen object's getter may still answer differently each time). A Proxy cannot lie here: the
+ * language's invariants make a frozen target's proxy report the target's own values.
+ */
+export const isCacheable = (item: Item): boolean => {
+  if (immutable.has(item)) return true
+  if (!Object.isFrozen(item)) return false
+  const stack: Array<object> = [item]
+  let visited = 0
+  while (stack.length > 0) {
+    const node = stack.pop() as object
+    if (++visited > MAX_CHECKED_NODES || !Object.isFrozen(node)) return false
+    const descriptors = Object.getOwnPropertyDescriptors(node)
+    for (const key of Reflect.ownKeys(descriptors)) {
+      const descriptor = descriptors[key as keyof typeof descriptors] as PropertyDescriptor
+      if (!("value" in descriptor)) return false
+      const value: unknown = descriptor.value
+      if ((typeof value === "object" && value !== null) || typeof value === "function") {
+        if (typeof value === "function") return false
+        stack.push(value)
+      }
+    }
+  }
+  immutable.add(item)
+  return true
+}
+
+/** Identities for items of multi-item fragments: numbers, so an entry can name its group without holding it. */
+const identities = new WeakMap<object, number>()
+let nextIdentity = 1
+const identity = (item: Item): number => {
+  let id = identities.get(item)
+  if (id === undefined) {
+    id = nextIdentity++
+    identities.set(item, id)
+  }
+  return id
+}
+
+const sameGroup = (group: ReadonlyArray<number> | undefined, items: ReadonlyArray<Item> | undefined): boolean => {
+  if (group === undefined || items === undefined) return group === items
+  if (group.length !== items.length) return false
+  for (let i = 1; i < items.length; i++) if (identities.get(items[i] as Item) !== group[i]) return false
+  return true
+}
+
+const matches = <F>(entry: Entry<F>, context: ItemContext, items: ReadonlyArray<Item> | undefined): boolean => {
+  const { wire, reads } = entry
+  for (let i = 0; i < wire.length; i += 2) if (context.toWire(wire[i] as string) !== wire[i + 1]) return false
+  for (let i = 0; i < reads.length; i += 2) if (context.calls.get(reads[i] as string) !== reads[i + 1]) return false
+  return sameGroup(entry.group, items)
+}
+
+/** A context that answers from `context` and writes down what it answered and what was recorded. */
+const recording = (context: ItemContext) => {
+  const wire: Array<string> = []
+  const reads: Array<string | undefined> = []
+  const writes: Array<string> = []
+  const recorded: ItemContext = {
+    toWire: (name) => {
+      const answer = context.toWire(name)
+      wire.push(name, answer)
+      return answer
+    },
+    calls: {
+      has: (id) => {
+        const answer = context.calls.get(id)
+        reads.push(id, answer)
+        return answer !== undefined
+      },
+      get: (id) => {
+        const answer = context.calls.get(id)
+        reads.push(id, answer)
+        return answer
+      },
+      set: (id, value) => {
+        writes.push(id, value)
+        context.calls.set(id, value)
+      }
+    }
+  }
+  return { recorded, wire, reads, writes }
+}
+
+/** One scheme instance's fragments (a scheme's options can change bytes, so each instance has its own). */
+export class FragmentCache<F> {
+  readonly #entries = new WeakMap<Item, Array<Entry<F>>>()
+
+  /**
+   * The fragment of `item` in `context`: cached when an earlier encoding saw the same answers (its recorded calls
+   * are replayed into `context`), else `build(context)`, kept when the item is immutable. `group` is the whole
+   * list of items a fragment is built from when there are several, starting with `item`.
+   */
+  fragment(item: Item, context: ItemContext, build: (context: ItemContext) => F, group?: ReadonlyArray<Item>): F {
+    const variants = this.#entries.get(item)
+    if (variants !== undefined) {
+      for (const entry of variants) {
+        if (!matches(entry, context, group)) continue
+        const { writes } = entry
+        for (let i = 0; i < writes.length; i += 2) context.calls.set(writes[i] as string, writes[i + 1] as string)
+        return entry.fragment
+      }
+    }
+    if (!isCacheable(item) || (group !== undefined && !group.every(isCacheable))) return build(context)
+    const { recorded, wire, reads, writes } = recording(context)
+    const fragment = build(recorded)
+    const entry: Entry<F> = { fragment, wire, reads, writes, group: group?.map(identity) }
+    if (variants === undefined) this.#entries.set(item, [entry])
+    else {
+      // Newest first: the context an item was last seen in is the likeliest next time.
+      variants.unshift(entry)
+      if (variants.length > MAX_VARIANTS) variants.length = MAX_VARIANTS
+    }
+    return fragment
+  }
+}
