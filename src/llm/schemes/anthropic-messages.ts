@@ -1,5 +1,5 @@
 import type { ToolNameMap } from "../../schema/provider-tools.ts"
-import { type CallLedger, FragmentCache, type ItemContext, plainContext } from "../fragment-cache.ts"
+import { type CallLedger, FragmentCache, flat, type ItemContext, plainContext } from "../fragment-cache.ts"
 import type { ContentPart, Item } from "../item.ts"
 import { type JsonBodyValue, jsonBody, type RawJson, rawJson } from "../json-body.ts"
 import type { ConfigWarning } from "../scheme.ts"
@@ -140,6 +140,15 @@ interface BlockText {
   marked?: string
 }
 
+/** One item's blocks as text; warnings are `anthropicMessages`' to report (they name positions). */
+const itemBlocks = (context: ItemContext, _: undefined, items: ReadonlyArray<Item>, start: number): ReadonlyArray<BlockText> => {
+  const out: Array<BlockText> = []
+  itemAppender(context, [], (role, block, isResult = false) => {
+    out.push({ role, isResult, text: flat(jsonBody(block)), block, markable: markable(block) })
+  })(items[start] as Item, start)
+  return out
+}
+
 /** A scheme's cache of each item's blocks (`fragment-cache.ts`). */
 export type AnthropicFragments = FragmentCache<ReadonlyArray<BlockText>>
 
@@ -158,34 +167,31 @@ export const cachedAnthropicMessages = (
 ): RawJson => {
   const turns: Array<{ role: Role; results: Array<string>; blocks: Array<string> }> = []
   const context = plainContext(names)
-  const ignored: Array<ConfigWarning> = []
-  let last: { readonly list: Array<string>; readonly index: number; readonly block: BlockText; marked: boolean } | undefined
-
-  const build = (item: Item, position: number) => (recorded: ItemContext): ReadonlyArray<BlockText> => {
-    const out: Array<BlockText> = []
-    itemAppender(recorded, ignored, (role, block, isResult = false) => {
-      out.push({ role, isResult, text: jsonBody(block), block, markable: markable(block) })
-    })(item, position)
-    return out
-  }
+  // The block appended last, where it sits, and whether it carries a breakpoint already (no object per block:
+  // this runs over every block of every request).
+  let lastList: Array<string> | undefined
+  let lastIndex = 0
+  let lastBlock: BlockText | undefined
+  let lastMarked = false
 
   const markCacheBreakpoint = (): void => {
-    if (last === undefined || last.marked || !last.block.markable) return
-    last.block.marked ??= jsonBody(marked(last.block.block))
-    last.list[last.index] = last.block.marked
-    last.marked = true
+    if (lastList === undefined || lastBlock === undefined || lastMarked || !lastBlock.markable) return
+    lastBlock.marked ??= flat(jsonBody(marked(lastBlock.block)))
+    lastList[lastIndex] = lastBlock.marked
+    lastMarked = true
   }
 
+  let turn: { role: Role; results: Array<string>; blocks: Array<string> } | undefined
   for (let position = 0; position < items.length; position++) {
-    const item = items[position] as Item
-    for (const block of fragments.fragment(item, context, build(item, position))) {
-      let turn = turns.at(-1)
+    for (const block of fragments.fragment(items, position, position + 1, context, itemBlocks, undefined)) {
       if (turn === undefined || turn.role !== block.role) {
         turn = { role: block.role, results: [], blocks: [] }
         turns.push(turn)
       }
-      const list = block.isResult ? turn.results : turn.blocks
-      last = { list, index: list.push(block.text) - 1, block, marked: false }
+      lastList = block.isResult ? turn.results : turn.blocks
+      lastIndex = lastList.push(block.text) - 1
+      lastBlock = block
+      lastMarked = false
     }
     if (position === cacheAfterItems - 1) markCacheBreakpoint()
   }

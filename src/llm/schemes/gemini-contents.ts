@@ -1,5 +1,5 @@
 import type { ToolNameMap } from "../../schema/provider-tools.ts"
-import { type CallLedger, FragmentCache, type ItemContext, plainContext } from "../fragment-cache.ts"
+import { type CallLedger, FragmentCache, flat, type ItemContext, plainContext } from "../fragment-cache.ts"
 import type { ContentPart, Item } from "../item.ts"
 import { type JsonBodyValue, jsonBody, type RawJson, rawJson } from "../json-body.ts"
 import type { ConfigWarning } from "../scheme.ts"
@@ -105,6 +105,13 @@ interface PartText {
   readonly text: string
 }
 
+/** One item's parts as text; warnings are `geminiContents`' to report (they name positions). */
+const itemParts = (context: ItemContext, _: undefined, items: ReadonlyArray<Item>, start: number): ReadonlyArray<PartText> => {
+  const out: Array<PartText> = []
+  itemAppender(context, [], (role, part) => void out.push({ role, text: flat(jsonBody(part)) }))(items[start] as Item, start)
+  return out
+}
+
 /** A scheme's cache of each item's parts (`fragment-cache.ts`). */
 export type GeminiFragments = FragmentCache<ReadonlyArray<PartText>>
 
@@ -117,7 +124,6 @@ export const geminiFragments = (): GeminiFragments => new FragmentCache<Readonly
  */
 export const cachedGeminiContents = (fragments: GeminiFragments, items: ReadonlyArray<Item>, names: ToolNameMap): RawJson => {
   const context = plainContext(names)
-  const ignored: Array<ConfigWarning> = []
   const contents: Array<string> = []
   let role: Role | undefined
   let parts: Array<string> = []
@@ -125,13 +131,7 @@ export const cachedGeminiContents = (fragments: GeminiFragments, items: Readonly
     if (role !== undefined) contents.push(`{"role":${JSON.stringify(role)},"parts":[${parts.join(",")}]}`)
   }
   for (let position = 0; position < items.length; position++) {
-    const item = items[position] as Item
-    const build = (recorded: ItemContext): ReadonlyArray<PartText> => {
-      const out: Array<PartText> = []
-      itemAppender(recorded, ignored, (partRole, part) => void out.push({ role: partRole, text: jsonBody(part) }))(item, position)
-      return out
-    }
-    for (const part of fragments.fragment(item, context, build)) {
+    for (const part of fragments.fragment(items, position, position + 1, context, itemParts, undefined)) {
       if (part.role !== role) {
         close()
         role = part.role

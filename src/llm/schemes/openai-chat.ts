@@ -1,5 +1,5 @@
 import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
-import { FragmentCache, plainContext } from "../fragment-cache.ts"
+import { FragmentCache, flat, plainContext } from "../fragment-cache.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
 import type { JsonBodyValue } from "../json-body.ts"
 import type { ContentPart, FunctionCallItem, Item } from "../item.ts"
@@ -48,9 +48,20 @@ const userContent = (content: ReadonlyArray<ContentPart>): JsonBodyValue => {
   )
 }
 
+/** What a turn collects; arrays when messages are built, counters when only the grouping is wanted. */
+interface Collect<T> {
+  push(value: T): unknown
+  readonly length: number
+}
+
 interface AssistantTurn {
-  /** The items the turn is made of, in order: a cached message is reused only for the very same items. */
-  readonly items: Array<Item>
+  readonly reasoning: Collect<string>
+  readonly texts: Collect<string>
+  readonly refusals: Collect<string>
+  readonly calls: Collect<FunctionCallItem>
+}
+
+interface BuiltTurn extends AssistantTurn {
   readonly reasoning: Array<string>
   readonly texts: Array<string>
   readonly refusals: Array<string>
@@ -60,7 +71,7 @@ interface AssistantTurn {
 /** Whether a turn holds more than the reasoning that opens it (a later message or reasoning starts a new one). */
 const hasOutput = (turn: AssistantTurn): boolean => turn.texts.length > 0 || turn.refusals.length > 0 || turn.calls.length > 0
 
-const assistantMessage = (turn: AssistantTurn, names: Names): JsonBodyValue => ({
+const assistantMessage = (turn: BuiltTurn, names: Names): JsonBodyValue => ({
   role: "assistant",
   reasoning_content: turn.reasoning.length > 0 ? turn.reasoning.join("") : undefined,
   // Chat requires content (null allowed) next to tool_calls; an empty string would be a visible empty reply.
@@ -76,44 +87,61 @@ const assistantMessage = (turn: AssistantTurn, names: Names): JsonBodyValue => (
       : undefined
 })
 
-/**
- * One message of the history and the items it is made of. `message` builds it; the grouping itself (which items
- * share a message) is decided without building anything, so cached messages cost a lookup.
- */
-interface Group {
-  /** The first item, and all of them when the message is made of several (an assistant turn). */
-  readonly first: Item
-  readonly items: ReadonlyArray<Item> | undefined
-  readonly message: (names: Names) => JsonBodyValue
+class Counter<T> implements Collect<T> {
+  length = 0
+  push(_: T): number {
+    return ++this.length
+  }
 }
+
+/** Where each message of the history starts and ends in the items (an assistant turn may span several). */
+type OnMessage = (start: number, end: number) => void
 
 /**
  * Chat has no item list: an assistant message owns its tool calls. The model's text and the calls that follow it
  * become one assistant message. Reasoning is never sent as text (that would leak hidden reasoning into the visible
  * conversation); with `echoReasoning` it goes back in the message's own `reasoning_content` field.
+ *
+ * With `names`, the messages are built and returned. Without, only `onMessage` learns where each message's items
+ * are — no message is built, so a history whose messages are cached costs a walk over its items.
  */
-const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean): Array<Group> => {
-  const out: Array<Group> = []
+const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean, names: Names | undefined, onMessage?: OnMessage): Array<JsonBodyValue> => {
+  const out: Array<JsonBodyValue> = []
   let turn: AssistantTurn | undefined
+  let turnStart = 0
+  let turnEnd = 0
   const flush = () => {
-    const done = turn
-    if (done !== undefined) out.push({ first: done.items[0] as Item, items: done.items, message: (names) => assistantMessage(done, names) })
+    if (turn !== undefined) {
+      if (names !== undefined) out.push(assistantMessage(turn as BuiltTurn, names))
+      onMessage?.(turnStart, turnEnd)
+    }
     turn = undefined
   }
-  const assistant = (item: Item): AssistantTurn => {
-    turn ??= { items: [], reasoning: [], texts: [], refusals: [], calls: [] }
-    turn.items.push(item)
+  const single = (position: number, message: () => JsonBodyValue): void => {
+    if (names !== undefined) out.push(message())
+    onMessage?.(position, position + 1)
+  }
+  const assistant = (position: number): AssistantTurn => {
+    if (turn === undefined) {
+      turn =
+        names === undefined
+          ? { reasoning: new Counter(), texts: new Counter(), refusals: new Counter(), calls: new Counter() }
+          : { reasoning: [], texts: [], refusals: [], calls: [] }
+      turnStart = position
+    }
+    turnEnd = position + 1
     return turn
   }
-  for (const item of items) {
+  for (let position = 0; position < items.length; position++) {
+    const item = items[position] as Item
     switch (item.type) {
       case "message":
         if (item.role === "user") {
           flush()
-          out.push({ first: item, items: undefined, message: () => ({ role: "user", content: userContent(item.content) }) })
+          single(position, () => ({ role: "user", content: userContent(item.content) }))
         } else {
           if (turn !== undefined && hasOutput(turn)) flush()
-          const current = assistant(item)
+          const current = assistant(position)
           for (const part of item.content) {
             if (part.type === "refusal") current.refusals.push(part.text)
             else if (part.type !== "input_image") current.texts.push(part.text)
@@ -121,21 +149,17 @@ const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean): Array<Gro
         }
         break
       case "function_call":
-        assistant(item).calls.push(item)
+        assistant(position).calls.push(item)
         break
       case "function_call_output":
         flush()
-        out.push({
-          first: item,
-          items: undefined,
-          message: () => ({ role: "tool", tool_call_id: item.callId, content: toolOutputText(item.output, item.isError) })
-        })
+        single(position, () => ({ role: "tool", tool_call_id: item.callId, content: toolOutputText(item.output, item.isError) }))
         break
       case "reasoning":
         // Reasoning precedes what it led to: it opens the assistant turn it belongs to.
         if (echoReasoning && item.data === undefined && item.text !== "") {
           if (turn !== undefined && hasOutput(turn)) flush()
-          assistant(item).reasoning.push(item.text)
+          assistant(position).reasoning.push(item.text)
         }
         break
     }
@@ -147,29 +171,32 @@ const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean): Array<Gro
 const toolChoice = (choice: ToolChoice, names: Names): JsonBodyValue =>
   choice.type === "tool" ? { type: "function", function: { name: names.toWire(choice.name) } } : choice.type
 
-type History = (request: Request, names: Names, groups: ReadonlyArray<Group>) => JsonBodyValue
+type History = (request: Request, names: Names, echoReasoning: boolean) => JsonBodyValue
 
 const systemMessage = (request: Request): JsonBodyValue | undefined =>
   request.systemPrompt === undefined ? undefined : { role: "system", content: request.systemPrompt }
 
 /** The `messages` array printed whole, message by message: the reference the cached form must equal. */
-const uncachedMessages: History = (request, names, groups) => {
-  const out: Array<JsonBodyValue> = []
+const uncachedMessages: History = (request, names, echoReasoning) => {
   const system = systemMessage(request)
-  if (system !== undefined) out.push(system)
-  for (const group of groups) out.push(group.message(names))
-  return out
+  const out = messages(request.items, echoReasoning, names)
+  return system === undefined ? out : [system, ...out]
 }
 
+/** One message's text: the items it spans, made into that one message. */
+const messageText = (names: Names, echoReasoning: boolean, items: ReadonlyArray<Item>, start: number, end: number): string =>
+  flat(jsonBody(messages(items.slice(start, end), echoReasoning, names)[0] as JsonBodyValue))
+
 /** The `messages` array from each message's cached text (`fragment-cache.ts`), keyed by its first item. */
-const cachedMessages = (fragments: FragmentCache<string>): History => (request, names, groups) => {
+const cachedMessages = (fragments: FragmentCache<string>): History => (request, names, echoReasoning) => {
   const context = plainContext(names)
   const texts: Array<string> = []
   const system = systemMessage(request)
   if (system !== undefined) texts.push(jsonBody(system))
-  for (const group of groups) {
-    texts.push(fragments.fragment(group.first, context, (recorded) => jsonBody(group.message(recorded)), group.items))
-  }
+  const items = request.items
+  messages(items, echoReasoning, undefined, (start, end) => {
+    texts.push(fragments.fragment(items, start, end, context, messageText, echoReasoning))
+  })
   return rawJson(`[${texts.join(",")}]`)
 }
 
@@ -238,7 +265,7 @@ const chatScheme = (options: OpenAiChatOptions, history: History): Scheme => {
       body["reasoning_effort"] = config.reasoning?.effort
       body["stream"] = true
       body["stream_options"] = streamUsage ? { include_usage: true } : undefined
-      body["messages"] = history(request, names, messages(request.items, echoReasoning))
+      body["messages"] = history(request, names, echoReasoning)
       return jsonBody(body)
     }
   }

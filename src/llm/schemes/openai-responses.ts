@@ -1,5 +1,5 @@
 import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
-import { FragmentCache, plainContext } from "../fragment-cache.ts"
+import { FragmentCache, flat, plainContext } from "../fragment-cache.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
 import type { JsonBodyValue } from "../json-body.ts"
 import type { ContentPart, Item } from "../item.ts"
@@ -55,15 +55,17 @@ const toolChoice = (choice: ToolChoice, names: Names): JsonBodyValue =>
 /** Each item's input entry as JSON text (null: left out), reused while the item lives (`fragment-cache.ts`). */
 const fragments = new FragmentCache<string | null>()
 
+const inputItemText = (names: Names, _: undefined, items: ReadonlyArray<Item>, start: number): string | null => {
+  const encoded = inputItem(items[start] as Item, names)
+  return encoded === undefined ? null : flat(jsonBody(encoded))
+}
+
 /** The `input` array from cached per-item text: one entry per item, so the array is their concatenation. */
 const cachedInput = (items: ReadonlyArray<Item>, names: Names): JsonBodyValue => {
   const context = plainContext(names)
   const texts: Array<string> = []
-  for (const item of items) {
-    const text = fragments.fragment(item, context, (recorded) => {
-      const encoded = inputItem(item, recorded)
-      return encoded === undefined ? null : jsonBody(encoded)
-    })
+  for (let i = 0; i < items.length; i++) {
+    const text = fragments.fragment(items, i, i + 1, context, inputItemText, undefined)
     if (text !== null) texts.push(text)
   }
   return rawJson(`[${texts.join(",")}]`)
