@@ -165,8 +165,22 @@ export const cachedAnthropicMessages = (
   names: ToolNameMap,
   cacheAfterItems = 0
 ): RawJson => {
-  const turns: Array<{ role: Role; results: Array<string>; blocks: Array<string> }> = []
   const context = plainContext(names)
+  // One list of pieces and one join at the end; the open message's results and blocks are kept apart until it
+  // closes (results go first), in two arrays reused for every message.
+  const pieces: Array<string> = []
+  const results: Array<string> = []
+  const blocks: Array<string> = []
+  let role: Role | undefined
+  const close = (): void => {
+    if (role === undefined) return
+    pieces.push(pieces.length === 0 ? MESSAGE_OPEN[role] : `,${MESSAGE_OPEN[role]}`)
+    for (let i = 0; i < results.length; i++) pieces.push(i === 0 ? "" : ",", results[i] as string)
+    for (let i = 0; i < blocks.length; i++) pieces.push(i === 0 && results.length === 0 ? "" : ",", blocks[i] as string)
+    pieces.push("]}")
+    results.length = 0
+    blocks.length = 0
+  }
   // The block appended last, where it sits, and whether it carries a breakpoint already (no object per block:
   // this runs over every block of every request).
   let lastList: Array<string> | undefined
@@ -181,14 +195,13 @@ export const cachedAnthropicMessages = (
     lastMarked = true
   }
 
-  let turn: { role: Role; results: Array<string>; blocks: Array<string> } | undefined
   for (let position = 0; position < items.length; position++) {
     for (const block of fragments.fragment(items, position, position + 1, context, itemBlocks, undefined)) {
-      if (turn === undefined || turn.role !== block.role) {
-        turn = { role: block.role, results: [], blocks: [] }
-        turns.push(turn)
+      if (block.role !== role) {
+        close()
+        role = block.role
       }
-      lastList = block.isResult ? turn.results : turn.blocks
+      lastList = block.isResult ? results : blocks
       lastIndex = lastList.push(block.text) - 1
       lastBlock = block
       lastMarked = false
@@ -196,12 +209,9 @@ export const cachedAnthropicMessages = (
     if (position === cacheAfterItems - 1) markCacheBreakpoint()
   }
   if (cacheAfterItems > 0) markCacheBreakpoint()
-
-  let text = "["
-  for (const turn of turns) {
-    if (turn.results.length + turn.blocks.length === 0) continue
-    const separator = turn.results.length > 0 && turn.blocks.length > 0 ? "," : ""
-    text += `${text === "[" ? "" : ","}{"role":${JSON.stringify(turn.role)},"content":[${turn.results.join(",")}${separator}${turn.blocks.join(",")}]}`
-  }
-  return rawJson(`${text}]`)
+  close()
+  return rawJson(`[${pieces.join("")}]`)
 }
+
+/** How `jsonBody` prints the start of a `{ role, content }` message. */
+const MESSAGE_OPEN: Readonly<Record<Role, string>> = { user: '{"role":"user","content":[', assistant: '{"role":"assistant","content":[' }

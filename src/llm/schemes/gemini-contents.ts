@@ -124,22 +124,21 @@ export const geminiFragments = (): GeminiFragments => new FragmentCache<Readonly
  */
 export const cachedGeminiContents = (fragments: GeminiFragments, items: ReadonlyArray<Item>, names: ToolNameMap): RawJson => {
   const context = plainContext(names)
-  const contents: Array<string> = []
+  // One list of pieces and one join at the end: no string or array per content on every request.
+  const pieces: Array<string> = []
   let role: Role | undefined
-  let parts: Array<string> = []
-  const close = (): void => {
-    if (role !== undefined) contents.push(`{"role":${JSON.stringify(role)},"parts":[${parts.join(",")}]}`)
-  }
   for (let position = 0; position < items.length; position++) {
     for (const part of fragments.fragment(items, position, position + 1, context, itemParts, undefined)) {
       if (part.role !== role) {
-        close()
+        pieces.push(role === undefined ? CONTENT_OPEN[part.role] : `]},${CONTENT_OPEN[part.role]}`)
         role = part.role
-        parts = []
-      }
-      parts.push(part.text)
+      } else pieces.push(",")
+      pieces.push(part.text)
     }
   }
-  close()
-  return rawJson(`[${contents.join(",")}]`)
+  if (role !== undefined) pieces.push("]}")
+  return rawJson(`[${pieces.join("")}]`)
 }
+
+/** How `jsonBody` prints the start of a `{ role, parts }` content. */
+const CONTENT_OPEN: Readonly<Record<Role, string>> = { user: '{"role":"user","parts":[', model: '{"role":"model","parts":[' }
