@@ -94,6 +94,18 @@ class Counter<T> implements Collect<T> {
   }
 }
 
+/** The turn of a walk that only groups: one set of counters, reset for every turn (no allocation per turn). */
+class CountingTurn implements AssistantTurn {
+  readonly reasoning = new Counter<string>()
+  readonly texts = new Counter<string>()
+  readonly refusals = new Counter<string>()
+  readonly calls = new Counter<FunctionCallItem>()
+  reset(): this {
+    this.reasoning.length = this.texts.length = this.refusals.length = this.calls.length = 0
+    return this
+  }
+}
+
 /** Where each message of the history starts and ends in the items (an assistant turn may span several). */
 type OnMessage = (start: number, end: number) => void
 
@@ -117,16 +129,10 @@ const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean, names: Nam
     }
     turn = undefined
   }
-  const single = (position: number, message: () => JsonBodyValue): void => {
-    if (names !== undefined) out.push(message())
-    onMessage?.(position, position + 1)
-  }
+  const counting = names === undefined ? new CountingTurn() : undefined
   const assistant = (position: number): AssistantTurn => {
     if (turn === undefined) {
-      turn =
-        names === undefined
-          ? { reasoning: new Counter(), texts: new Counter(), refusals: new Counter(), calls: new Counter() }
-          : { reasoning: [], texts: [], refusals: [], calls: [] }
+      turn = counting?.reset() ?? { reasoning: [], texts: [], refusals: [], calls: [] }
       turnStart = position
     }
     turnEnd = position + 1
@@ -138,7 +144,8 @@ const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean, names: Nam
       case "message":
         if (item.role === "user") {
           flush()
-          single(position, () => ({ role: "user", content: userContent(item.content) }))
+          if (names !== undefined) out.push({ role: "user", content: userContent(item.content) })
+          onMessage?.(position, position + 1)
         } else {
           if (turn !== undefined && hasOutput(turn)) flush()
           const current = assistant(position)
@@ -153,7 +160,8 @@ const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean, names: Nam
         break
       case "function_call_output":
         flush()
-        single(position, () => ({ role: "tool", tool_call_id: item.callId, content: toolOutputText(item.output, item.isError) }))
+        if (names !== undefined) out.push({ role: "tool", tool_call_id: item.callId, content: toolOutputText(item.output, item.isError) })
+        onMessage?.(position, position + 1)
         break
       case "reasoning":
         // Reasoning precedes what it led to: it opens the assistant turn it belongs to.
