@@ -29,8 +29,11 @@ import { compareOps } from "./support/timing.ts"
 import { TOOL_NAME, zeroLatencyClient, zeroLatencyModel } from "./support/zero-latency.ts"
 
 const ROUNDS = [1, 8] as const
-/** Measured earlier on this project: the AI SDK's tool part costs about 90 µs per step; ours should be ≤ ⅓. */
-const TARGET_RATIO = 1 / 3
+/**
+ * Ours ÷ `generateText` per run. It was ≤ ⅓ until request encoding reused each history item's fragment
+ * (decision 0027); with encoding near free the target is ≤ 0.2×.
+ */
+const TARGET_RATIO = 0.2
 
 const args = z.object({ id: z.string() })
 const lookup = async ({ id }: { readonly id: string }): Promise<string> => `record ${id}: sunny`
@@ -140,7 +143,7 @@ const main = async (): Promise<void> => {
       perStep(noEncode.p50)
     ])
     verdicts.push(
-      `${rounds} round trip(s): ours ${mine.ratio <= TARGET_RATIO ? "meets" : "misses"} ≤ ⅓ of generateText (${mine.ratio.toFixed(2)}×)`
+      `${rounds} round trip(s): ours ${mine.ratio <= TARGET_RATIO ? "meets" : "misses"} ≤ ${TARGET_RATIO}× of generateText (${mine.ratio.toFixed(2)}×)`
     )
   }
   console.log(
