@@ -33,14 +33,31 @@ export interface ItemContext {
 
 type Names = { toWire(name: string): string }
 
-/** The context of one uncached encoding pass: the tool-name map and a fresh ledger. */
-export const plainContext = (names: Names): ItemContext => {
-  const calls = new Map<string, string>()
-  return {
-    toWire: (name) => names.toWire(name),
-    calls: { has: (id) => calls.has(id), get: (id) => calls.get(id), set: (id, value) => void calls.set(id, value) }
+/** The calls of one request, in a `Map`. */
+class Ledger implements CallLedger {
+  readonly #calls = new Map<string, string>()
+  has(callId: string): boolean {
+    return this.#calls.has(callId)
+  }
+  get(callId: string): string | undefined {
+    return this.#calls.get(callId)
+  }
+  set(callId: string, value: string): void {
+    this.#calls.set(callId, value)
   }
 }
+
+/** Classes, not closures: a context is made for every request and for every fragment built. */
+class PlainContext implements ItemContext {
+  readonly calls = new Ledger()
+  constructor(readonly names: Names) {}
+  toWire(name: string): string {
+    return this.names.toWire(name)
+  }
+}
+
+/** The context of one encoding pass: the tool-name map and a fresh ledger. */
+export const plainContext = (names: Names): ItemContext => new PlainContext(names)
 
 /**
  * `text` as one flat string. `jsonBody` builds its text by concatenation, which V8 keeps as a tree of pieces (a
@@ -73,6 +90,14 @@ interface Entry<F> {
 
 /** Items known deeply immutable; freezing is permanent, so a yes never goes stale. */
 const immutable = new WeakSet<object>()
+
+/**
+ * Tells the cache an item is a deep-frozen copy made of data properties only, so it need not walk it. The
+ * Worker calls this for every item it owns (`ownItem`); nothing else should.
+ */
+export const declareImmutable = (item: Item): void => {
+  immutable.add(item)
+}
 
 /**
  * Whether nothing reachable from the item can change: every object frozen and every property a plain data
@@ -133,35 +158,34 @@ const allCacheable = (items: ReadonlyArray<Item>, start: number, end: number): b
   return true
 }
 
+const NOTHING: ReadonlyArray<never> = Object.freeze([])
+
 /** A context that answers from `context` and writes down what it answered and what was recorded. */
-const recording = (context: ItemContext) => {
-  const wire: Array<string> = []
-  const reads: Array<string | undefined> = []
-  const writes: Array<string> = []
-  const recorded: ItemContext = {
-    toWire: (name) => {
-      const answer = context.toWire(name)
-      wire.push(name, answer)
-      return answer
-    },
-    calls: {
-      has: (id) => {
-        const answer = context.calls.get(id)
-        reads.push(id, answer)
-        return answer !== undefined
-      },
-      get: (id) => {
-        const answer = context.calls.get(id)
-        reads.push(id, answer)
-        return answer
-      },
-      set: (id, value) => {
-        writes.push(id, value)
-        context.calls.set(id, value)
-      }
-    }
+class Recording implements ItemContext, CallLedger {
+  wire: Array<string> | undefined
+  reads: Array<string | undefined> | undefined
+  writes: Array<string> | undefined
+  constructor(readonly context: ItemContext) {}
+  get calls(): CallLedger {
+    return this
   }
-  return { recorded, wire, reads, writes }
+  toWire(name: string): string {
+    const answer = this.context.toWire(name)
+    ;(this.wire ??= []).push(name, answer)
+    return answer
+  }
+  has(callId: string): boolean {
+    return this.get(callId) !== undefined
+  }
+  get(callId: string): string | undefined {
+    const answer = this.context.calls.get(callId)
+    ;(this.reads ??= []).push(callId, answer)
+    return answer
+  }
+  set(callId: string, value: string): void {
+    ;(this.writes ??= []).push(callId, value)
+    this.context.calls.set(callId, value)
+  }
 }
 
 /** One scheme instance's fragments (a scheme's options can change bytes, so each instance has its own). */
@@ -194,9 +218,15 @@ export class FragmentCache<F> {
       }
     }
     if (!allCacheable(items, start, end)) return build(context, input, items, start, end)
-    const { recorded, wire, reads, writes } = recording(context)
+    const recorded = new Recording(context)
     const fragment = build(recorded, input, items, start, end)
-    const entry: Entry<F> = { fragment, wire, reads, writes, group: end - start === 1 ? undefined : items.slice(start + 1, end).map(identity) }
+    const entry: Entry<F> = {
+      fragment,
+      wire: recorded.wire ?? NOTHING,
+      reads: recorded.reads ?? NOTHING,
+      writes: recorded.writes ?? NOTHING,
+      group: end - start === 1 ? undefined : items.slice(start + 1, end).map(identity)
+    }
     if (variants === undefined) this.#entries.set(item, [entry])
     else {
       // Newest first: the context an item was last seen in is the likeliest next time.

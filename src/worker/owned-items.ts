@@ -1,3 +1,4 @@
+import { declareImmutable } from "../llm/fragment-cache.ts"
 import type { ContentPart, Item, ReasoningData } from "../llm/item.ts"
 import { quote } from "../schema/quote.ts"
 
@@ -91,6 +92,9 @@ export const ownItem = (value: unknown): Item => {
   if (typeof value === "object" && value !== null && owned.has(value)) return value as Item
   const item = Object.freeze(copy(value))
   owned.add(item)
+  // A deep-frozen copy of plain data (every kind copy() makes must stay so): the request encoders may keep its
+  // wire text without walking it again.
+  declareImmutable(item)
   return item
 }
 
