@@ -15,6 +15,12 @@ import { type HostileScheme, PROVIDER_OF } from "./wire.ts"
  */
 export const HANG_MS = 8_000
 
+/**
+ * The hang guard for runs of two tiny local requests and no deadlines (tens of ms when healthy): still 100 times
+ * that, but it keeps a suite whose runs hang today from spending minutes on them.
+ */
+export const QUICK_MS = 4_000
+
 /** A client for `scheme`'s built-in provider, configured through its environment variables, without retries. */
 export const clientFor = (
   scheme: HostileScheme,
