@@ -13,12 +13,15 @@
  * | pause on the first call of a batch → hasPendingCalls            | Lost calls: "After a pause on the first call … false"        |
  * | unknown tool name of 1 MiB → short error result                 | Unbounded: "a 1 MiB tool name was echoed back"               |
  * | `__proto__` keys in arguments → no prototype change, key kept   | Smaller defects: "`__proto__` … look for the same mistake"   |
+ * | 8 MiB unknown key / 100,000 wrong items → short error text (×2)  | Unbounded: "Error texts for the model … `… and 997 more`"    |
+ * | arguments that are not JSON / not an object → error result      | Tests and figures: exactly one result per call               |
+ * | pause → push → lock() → resume(): typed refusal or clean resume  | Lost calls: "Pause → push a message → lock() → resume()"     |
  * Every test also checks: the run settles, rejections are `WorkerError`s, one result per call, unique ids, the
  * next request is well formed, and no unhandled rejection happened.
  */
 import { afterEach, describe, expect, it } from "vitest"
 import { z } from "zod"
-import { type Item, type MutableWorker, PreToolCall, Worker, defineTool } from "../../src/index.ts"
+import { type Item, type MutableWorker, PreToolCall, Worker, defineTool, isWorkerError } from "../../src/index.ts"
 import {
   clientFor,
   expectOneResultPerCall,
@@ -389,4 +392,117 @@ describe("hostile model: names and keys", () => {
       expectLastRequestWellFormed(scheme, server)
     })
   }
+})
+
+describe("hostile model: error texts stay short", () => {
+  const tools = () => [
+    defineTool({ name: "zod_list", description: "numbers", parameters: z.object({ items: z.array(z.number()) }).strict(), execute: () => "ok" }),
+    defineTool({
+      name: "json_list",
+      description: "numbers",
+      parameters: { type: "object", properties: { items: { type: "array", items: { type: "number" } } }, additionalProperties: false },
+      execute: () => "ok"
+    })
+  ]
+
+  it("openai-chat: an 8 MiB unknown key is quoted by a short prefix only", async () => {
+    const key = "k".repeat(8 * MiB)
+    const args = `{"items":[],${JSON.stringify(key)}:1}`
+    const server = await serve("openai-chat", [
+      calling("openai-chat", [
+        { id: "call_key1", name: "zod_list", args },
+        { id: "call_key2", name: "json_list", args }
+      ]),
+      done("openai-chat")
+    ])
+    const worker = Worker.create({ client: clientFor("openai-chat", server) })
+    worker.registerTools(tools())
+    const settled = await settleRun(worker, worker.run("go"))
+    expect(settled.kind, show(settled)).toBe("resolved")
+    expectOneResultPerCall(worker.history())
+    for (const output of outputs(worker.history())) {
+      expect(output.isError).toBe(true)
+      expect(output.output.length, output.output.slice(0, 200)).toBeLessThan(4 * 1024)
+    }
+  })
+
+  it("openai-chat: 100,000 wrong-typed items give a handful of issues and a count of the rest", async () => {
+    const args = `{"items":[${Array.from({ length: 100_000 }, () => '"nope"').join(",")}]}`
+    const server = await serve("openai-chat", [
+      calling("openai-chat", [
+        { id: "call_items1", name: "zod_list", args },
+        { id: "call_items2", name: "json_list", args }
+      ]),
+      done("openai-chat")
+    ])
+    const worker = Worker.create({ client: clientFor("openai-chat", server) })
+    worker.registerTools(tools())
+    const settled = await settleRun(worker, worker.run("go"))
+    expect(settled.kind, show(settled)).toBe("resolved")
+    expectOneResultPerCall(worker.history())
+    for (const output of outputs(worker.history())) {
+      expect(output.isError).toBe(true)
+      expect(output.output.length, output.output.slice(0, 200)).toBeLessThan(8 * 1024)
+      expect(output.output).toMatch(/and \d[\d,. ]* more/i)
+    }
+  })
+
+  for (const scheme of ["openai-chat", "anthropic", "openai-responses"] as const) {
+    it(`${scheme}: arguments that are not JSON, or not an object, get one error result each`, async () => {
+      const server = await serve(scheme, [
+        calling(scheme, [
+          { id: id(scheme, "bad1"), name: "zod_list", args: '{"items":[1,2' },
+          { id: id(scheme, "bad2"), name: "zod_list", args: "[1,2,3]" },
+          { id: id(scheme, "bad3"), name: "json_list", args: '"just a string"' }
+        ]),
+        done(scheme)
+      ])
+      const worker = Worker.create({ client: clientFor(scheme, server) })
+      worker.registerTools(tools())
+      const settled = await settleRun(worker, worker.run("go"))
+      expectSettledAsWorker(settled)
+      expect(settled.kind, show(settled)).toBe("resolved")
+      expectOneResultPerCall(worker.history())
+      for (const output of outputs(worker.history())) expect(output.isError).toBe(true)
+      expectLastRequestWellFormed(scheme, server)
+    })
+  }
+})
+
+describe("hostile model: a pause, then lock()", () => {
+  it("openai-chat: pause → push a message → lock() either refuses with a typed error naming the call, or resume() and later runs succeed", async () => {
+    const scheme = "openai-chat"
+    const server = await serve(scheme, [calling(scheme, [{ id: "call_lock1", name: "weather", args: '{"city":"Nice"}' }]), done(scheme)])
+    const log: Array<string> = []
+    const worker = Worker.create({ client: clientFor(scheme, server) })
+    worker.registerTool(
+      defineTool({ name: "weather", description: "w", parameters: z.object({ city: z.string() }), execute: ({ city }) => void log.push(city) })
+    )
+    let paused = false
+    worker.addHook("PreToolCall", () => {
+      if (paused) return undefined
+      paused = true
+      return PreToolCall.pause()
+    })
+    const first = await settleRun(worker, worker.run("weather"))
+    expect(first.kind === "resolved" && first.value.status, show(first)).toBe("paused")
+    worker.pushItem({ type: "message", role: "user", content: [{ type: "input_text", text: "also, hurry" }] })
+    let locked
+    try {
+      locked = worker.lock()
+    } catch (refusal) {
+      // Decision A: lock() refuses while calls are pending, with a typed error that names them.
+      expect((refusal as { _tag?: unknown })._tag, String(refusal)).toEqual(expect.any(String))
+      expect(String((refusal as { message?: unknown }).message)).toContain("call_lock1")
+      return
+    }
+    // Decision B: the locked prefix stops before the pending batch, so resume() and later runs keep it intact.
+    const resumed = await settleRun(locked, locked.resume())
+    expect(resumed.kind === "resolved" && resumed.value.status, show(resumed)).toBe("finished")
+    const later = await settleRun(locked, locked.run("thanks"))
+    expect(later.kind === "resolved" && later.value.status, show(later)).toBe("finished")
+    expect(log).toEqual(["Nice"])
+    expectOneResultPerCall(locked.history())
+    if (later.kind === "rejected") expect(isWorkerError(later.error)).toBe(true)
+  })
 })
