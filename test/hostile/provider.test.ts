@@ -89,7 +89,8 @@ describe("hostile provider: keep-alives never satisfy the first-content deadline
     const start = [...answerFrames("anthropic", { omitTerminal: true })].slice(0, 1)
     const server = await serve("anthropic", [keepAliveForever(start, PING, 5)])
     const worker = Worker.create({ client: clientFor("anthropic", server, { timeouts: { firstEventMs: 300, idleMs: 300 } }) })
-    const settled = await settleRun(worker, worker.run("hi"))
+    // 5 s is over 15 times the deadline under test.
+    const settled = await settleRun(worker, worker.run("hi"), 5_000)
     expect(settled.kind, "pings re-armed the deadline: the run never ended").toBe("rejected")
     expectSettledAsWorker(settled)
     if (settled.kind === "rejected") expect(failureText(settled.error)).toMatch(/timeout|within \d+ ms|deadline/i)

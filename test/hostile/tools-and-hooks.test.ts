@@ -27,7 +27,6 @@ import {
   expectOneResultPerCall,
   expectSettledAsWorker,
   expectWellFormedExchange,
-  QUICK_MS,
   settleRun,
   show,
   watchUnhandled
@@ -121,7 +120,7 @@ describe("hostile tools: failures that cannot be described", () => {
                 }
         }
         worker.registerTool(handTool("hostile", ANY_OBJECT, (args, context) => tool.execute(args, context)))
-        const settled = await settleRun(worker, worker.run("call it"), QUICK_MS)
+        const settled = await settleRun(worker, worker.run("call it"))
         expectSettledAsWorker(settled)
         expect(settled.kind, show(settled)).toBe("resolved")
         expectOneResultPerCall(worker.history())
@@ -142,7 +141,7 @@ describe("hostile tools: failures that cannot be described", () => {
           }
         })
       )
-      const settled = await settleRun(worker, worker.run("call it"), QUICK_MS)
+      const settled = await settleRun(worker, worker.run("call it"))
       expectSettledAsWorker(settled)
       expect(settled.kind, show(settled)).toBe("resolved")
       expect(outputs(worker.history())[0]?.isError).toBe(true)

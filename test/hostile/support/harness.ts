@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events"
 import { afterEach, beforeEach, expect } from "vitest"
 import { type Item, type LlmClient, type Timeouts, createLlmClient, isWorkerError } from "../../../src/index.ts"
 import type { HostileProvider } from "./hostile-provider.ts"
@@ -14,12 +15,6 @@ import { type HostileScheme, PROVIDER_OF } from "./wire.ts"
  * deadlines of a few hundred ms); only a hang reaches it, and then the test fails saying so instead of timing out.
  */
 export const HANG_MS = 8_000
-
-/**
- * The hang guard for runs of two tiny local requests and no deadlines (tens of ms when healthy): still 100 times
- * that, but it keeps a suite whose runs hang today from spending minutes on them.
- */
-export const QUICK_MS = 4_000
 
 /** A client for `scheme`'s built-in provider, configured through its environment variables, without retries. */
 export const clientFor = (
@@ -43,14 +38,28 @@ export type Settled<T> =
   | { readonly kind: "rejected"; readonly error: unknown }
   | { readonly kind: "hung" }
 
+/** Tells pending `settle` calls that an unhandled rejection happened (see `watchUnhandled`). */
+const unhandledSignal = new EventEmitter()
+
+/** How long a run may still take to settle after an unhandled rejection before it counts as hung. */
+const AFTER_UNHANDLED_MS = 500
+
 /**
  * Waits for `promise` at most `ms`; a run still pending then is reported as hung instead of timing the test out,
  * and `onHang` (typically `worker.cancel`) is called so the hung run does not outlive its test.
  */
 export const settle = async <T>(promise: Promise<T>, ms = HANG_MS, onHang?: () => void): Promise<Settled<T>> => {
   let timer: ReturnType<typeof setTimeout> | undefined
+  // A failure path that throws inside a rejection handler leaves the run pending forever and reports an
+  // unhandled rejection: from then on the run gets a short grace instead of the whole hang guard.
+  let onUnhandled: (() => void) | undefined
   const hung = new Promise<Settled<T>>((resolve) => {
     timer = setTimeout(() => resolve({ kind: "hung" }), ms)
+    onUnhandled = () => {
+      clearTimeout(timer)
+      timer = setTimeout(() => resolve({ kind: "hung" }), AFTER_UNHANDLED_MS)
+    }
+    unhandledSignal.once("unhandled", onUnhandled)
   })
   try {
     return await Promise.race([
@@ -65,6 +74,7 @@ export const settle = async <T>(promise: Promise<T>, ms = HANG_MS, onHang?: () =
     ])
   } finally {
     clearTimeout(timer)
+    if (onUnhandled !== undefined) unhandledSignal.off("unhandled", onUnhandled)
   }
 }
 
@@ -104,6 +114,7 @@ export const watchUnhandled = (): { readonly seen: Array<unknown> } => {
   const state = { seen: [] as Array<unknown> }
   const onRejection = (reason: unknown): void => {
     state.seen.push(reason)
+    unhandledSignal.emit("unhandled")
   }
   beforeEach(() => {
     state.seen.length = 0

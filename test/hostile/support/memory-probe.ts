@@ -2,9 +2,11 @@
  * The child side of the memory figures: runs one hostile scenario against the hostile provider (which lives in
  * the parent test process, so its own buffers never count here) and prints one JSON line `PROBE {...}`.
  *
- * Run as `node --expose-gc --import tsx memory-probe.ts <scenario> <scheme> <baseUrl> <sizeBytes>`. `gc()` is
- * called twice before each reading so only live memory is counted; readings are heap + external (Buffers,
- * ArrayBuffers), since stream chunks live outside the JS heap.
+ * Run as `node --expose-gc --import tsx memory-probe.ts '<plan JSON>'`, the plan being a list of
+ * `{ scenario, scheme, baseUrl, size }`: one child runs them all in turn, since loading the package through tsx
+ * costs seconds on a loaded machine. `gc()` is called twice before each reading so only live memory is counted;
+ * readings are heap + external (Buffers, ArrayBuffers), since stream chunks live outside the JS heap. Each
+ * scenario's objects are out of reach before the next one starts, so one cannot count against another.
  */
 import { type LlmClient, type WorkerEvent, Worker, createLlmClient, isWorkerError } from "../../../src/index.ts"
 import { ANY_OBJECT, handTool } from "./tools.ts"
@@ -19,8 +21,16 @@ const live = (): number => {
   return usage.heapUsed + usage.external
 }
 
-const [scenario, scheme, baseUrl, sizeText] = process.argv.slice(2) as [string, HostileScheme, string, string]
-const size = Number(sizeText)
+export interface ProbePlanEntry {
+  readonly scenario: string
+  readonly scheme: HostileScheme
+  readonly baseUrl: string
+  readonly size: number
+}
+
+let scheme: HostileScheme = "openai-chat"
+let baseUrl = ""
+let size = 0
 
 const client = (): LlmClient => {
   const { provider, baseUrlEnv, keyEnv } = PROVIDER_OF[scheme]
@@ -140,12 +150,18 @@ const SCENARIOS: Readonly<Record<string, () => Promise<Measurement>>> = {
   "huge-tool-result": hugeToolResult
 }
 
-const run = SCENARIOS[scenario]
-if (run === undefined) {
-  process.stderr.write(`unknown scenario ${scenario}\n`)
-  process.exit(2)
+const plan = JSON.parse(process.argv[2] ?? "[]") as ReadonlyArray<ProbePlanEntry>
+for (const entry of plan) {
+  const run = SCENARIOS[entry.scenario]
+  if (run === undefined) {
+    process.stderr.write(`unknown scenario ${entry.scenario}\n`)
+    process.exit(2)
+  }
+  scheme = entry.scheme
+  baseUrl = entry.baseUrl
+  size = entry.size
+  const measurement = await run()
+  process.stdout.write(`PROBE ${JSON.stringify({ scenario: entry.scenario, ...measurement })}\n`)
 }
-const measurement = await run()
-process.stdout.write(`PROBE ${JSON.stringify(measurement)}\n`)
-// The client may keep a socket open; the measurement is all the parent needs.
+// The client may keep a socket open; the measurements are all the parent needs.
 process.exit(0)

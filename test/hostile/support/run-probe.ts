@@ -1,31 +1,27 @@
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import type { HostileScheme } from "./wire.ts"
+import type { ProbePlanEntry } from "./memory-probe.ts"
 
 const REPO = fileURLToPath(new URL("../../..", import.meta.url))
 const PROBE = fileURLToPath(new URL("./memory-probe.ts", import.meta.url))
 
+export type { ProbePlanEntry }
+
 export interface ProbeResult {
-  /** The scenario's JSON measurement, or undefined when the child printed none (crashed, hung). */
-  readonly measurement: Record<string, unknown> | undefined
+  /** Each scenario's JSON measurement by scenario name; a scenario missing here crashed or hung the child. */
+  readonly measurements: ReadonlyMap<string, Record<string, unknown>>
   readonly code: number | string
   readonly stderr: string
 }
 
 /**
- * Runs one memory scenario in a child `node --expose-gc` (so `gc()` is available and the reading is not polluted
+ * Runs memory scenarios in one child `node --expose-gc` (so `gc()` is available and the reading is not polluted
  * by vitest's own heap), through tsx as test/cli/cli-process.ts does. A child still running after `timeoutMs`
- * is killed and reported without a measurement.
+ * is killed; the scenarios it finished are still reported.
  */
-export const runProbe = (
-  scenario: string,
-  scheme: HostileScheme,
-  baseUrl: string,
-  size: number,
-  timeoutMs = 40_000
-): Promise<ProbeResult> =>
+export const runProbes = (plan: ReadonlyArray<ProbePlanEntry>, timeoutMs = 90_000): Promise<ProbeResult> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", PROBE, scenario, scheme, baseUrl, String(size)], {
+    const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", PROBE, JSON.stringify(plan)], {
       cwd: REPO,
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -36,11 +32,12 @@ export const runProbe = (
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
     child.once("close", (code, signal) => {
       clearTimeout(timer)
-      const line = out.split("\n").find((l) => l.startsWith("PROBE "))
-      resolve({
-        measurement: line === undefined ? undefined : (JSON.parse(line.slice("PROBE ".length)) as Record<string, unknown>),
-        code: code ?? signal ?? "unknown",
-        stderr: err.slice(-4000)
-      })
+      const measurements = new Map<string, Record<string, unknown>>()
+      for (const line of out.split("\n")) {
+        if (!line.startsWith("PROBE ")) continue
+        const measurement = JSON.parse(line.slice("PROBE ".length)) as Record<string, unknown>
+        measurements.set(String(measurement["scenario"]), measurement)
+      }
+      resolve({ measurements, code: code ?? signal ?? "unknown", stderr: err.slice(-4000) })
     })
   })

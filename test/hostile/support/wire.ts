@@ -30,6 +30,11 @@ export interface WireCall {
 }
 
 export interface WireAnswer {
+  /**
+   * Reasoning deltas before the text (each one SSE event): Anthropic `thinking_delta`s, or the
+   * `reasoning_content` of compatible Chat servers. Not produced for Responses and Gemini.
+   */
+  readonly thinking?: Iterable<string>
   /** Text deltas, in order (each one SSE event). */
   readonly text?: Iterable<string>
   readonly calls?: ReadonlyArray<WireCall>
@@ -53,6 +58,7 @@ function* openAiChat(answer: WireAnswer): Generator<string> {
     frame(json({ ...head, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null }))
   yield chunk({ role: "assistant", content: "", refusal: null })
   for (let i = 0; i < (answer.keepAlivesBeforeContent ?? 0); i++) yield ": keep-alive\n\n"
+  for (const reasoning_content of answer.thinking ?? []) yield chunk({ reasoning_content })
   for (const text of answer.text ?? []) yield chunk({ content: text })
   const calls = answer.calls ?? []
   for (let index = 0; index < calls.length; index++) {
@@ -160,6 +166,12 @@ function* anthropic(answer: WireAnswer): Generator<string> {
   })
   for (let i = 0; i < (answer.keepAlivesBeforeContent ?? 0); i++) yield PING
   let index = 0
+  if (answer.thinking !== undefined) {
+    yield event("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } })
+    for (const thinking of answer.thinking) yield event("content_block_delta", { index, delta: { type: "thinking_delta", thinking } })
+    yield event("content_block_delta", { index, delta: { type: "signature_delta", signature: "SGFyZGVuaW5nVGVzdFNpZ25hdHVyZQ==" } })
+    yield event("content_block_stop", { index: index++ })
+  }
   const texts = answer.text
   if (texts !== undefined) {
     let opened = false
