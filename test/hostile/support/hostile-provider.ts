@@ -63,7 +63,9 @@ export const writeAll = (response: ServerResponse, text: string | Uint8Array): P
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 export const sseHeaders = (response: ServerResponse): void => {
-  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
+  // `connection: close`: a reused keep-alive socket can be closed by the server just as the client sends the next
+  // request on it (an ECONNRESET that says nothing about the code under test), so every reply gets its own.
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "close" })
   response.flushHeaders()
 }
 
@@ -128,7 +130,7 @@ export const keepAliveForever =
 export const plain =
   (status: number, contentType: string, body: string | Uint8Array): Reply =>
   async (response) => {
-    response.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) })
+    response.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body), connection: "close" })
     response.end(body)
   }
 
@@ -149,8 +151,6 @@ export const startHostileProvider = async (scheme: HostileScheme, script: Readon
       await reply(response, recorded)
     })().catch(() => response.destroy())
   })
-  // Keep-alive sockets would keep `close()` waiting; every reply is one request on its own connection anyway.
-  server.keepAliveTimeout = 1
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const { port } = server.address() as AddressInfo
   return {
