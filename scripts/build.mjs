@@ -1,5 +1,6 @@
 // Builds the publishable package: JavaScript + declarations from src/ into dist/ (tsc), then the non-code files
-// the CLI reads at run time (recorded SSE streams). Plain Node: it runs from `prepare`, right after `npm ci`.
+// the CLI reads at run time (recorded SSE streams) and the isolation pool's thread entry, which is plain JavaScript
+// so that a worker thread loads it without a TypeScript loader. Plain Node: it runs from `prepare`, right after `npm ci`.
 import { spawnSync } from "node:child_process"
 import { cpSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -9,3 +10,4 @@ rmSync(`${root}dist`, { recursive: true, force: true })
 const tsc = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, "-p", `${root}tsconfig.build.json`], { stdio: "inherit" })
 if (tsc.status !== 0) process.exit(tsc.status ?? 1)
 cpSync(`${root}src/cli/recordings`, `${root}dist/cli/recordings`, { recursive: true })
+cpSync(`${root}src/isolation/thread-entry.mjs`, `${root}dist/isolation/thread-entry.mjs`)

@@ -20,6 +20,16 @@ export {
 export type { ToolDialect, ToolNameMap } from "./schema/provider-tools.ts"
 export { lintToolSpec, lintToolSet } from "./schema/lint.ts"
 export type { SchemaLint, LintTarget, LintOptions } from "./schema/lint.ts"
+// Schema bounds against hostile input (docs/security.md).
+export type { DecodeFailure } from "./schema/argument-codec.ts"
+export type { ArgumentCodecOptions, FormatIssuesOptions } from "./schema/codec.ts"
+export type { NormalizeOptions } from "./schema/normalize.ts"
+export type { CanonicalJsonOptions } from "./schema/canonical-json.ts"
+export type { RestoreOptions } from "./schema/dialects/openai-strict.ts"
+export { DEFAULT_MAX_SCHEMA_NODES } from "./schema/normalize.ts"
+export { DEFAULT_FULL_CHECK_SIZE, DEFAULT_KEPT_ISSUES } from "./schema/sources/ajv-validator.ts"
+export { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_DOCUMENT_DEPTH, JsonTooDeepError, jsonTextDepth } from "./schema/json-depth.ts"
+export { DEFAULT_QUOTE_CHARS, DEFAULT_LISTED_ISSUES } from "./schema/quote.ts"
 
 // Tools.
 export { ToolMeta, InvalidToolName, TOOL_NAME_PATTERN } from "./tool/tool-meta.ts"
@@ -30,6 +40,8 @@ export type { ToolConfig, TypedToolDefinition } from "./tool/define-tool.ts"
 export { toolGroup } from "./tool/tool-group.ts"
 export type { MethodToolConfig, CheckedMethods } from "./tool/tool-group.ts"
 export { toolFailure, isToolFailure } from "./tool/tool-failure.ts"
+export { describeThrown, DEFAULT_DESCRIBED_CHARS } from "./tool/describe-thrown.ts"
+export { limitOutput, DEFAULT_TOOL_OUTPUT_BYTES, MIN_TOOL_OUTPUT_BYTES } from "./tool/output-limit.ts"
 export type { ToolFailure } from "./tool/tool-failure.ts"
 export { Tool } from "./tool/tool-namespace.ts"
 

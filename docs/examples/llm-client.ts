@@ -51,3 +51,10 @@ try {
   if (isLlmError(error)) console.log(`${error._tag}:`, error.message, "after", down.requests.length, "attempt (400 is never retried)")
 }
 await down.close()
+
+// Each response is bounded; past a limit the call fails with LlmLimitExceeded naming the option (never retried).
+const chatty = await startReplayProvider({ scheme: "openai-chat", script: [{ kind: "stream", transcript }] })
+const bounded = createLlmClient({ provider: "openai", model: "m", apiKey: "k", baseUrl: chatty.baseUrl, limits: { maxTextBytes: 8 } })
+const drain = async () => { for await (const _ of bounded.stream(request)) continue }
+await drain().catch((error) => isLlmError(error) && console.log(`${error._tag}: ${error.message}`))
+await chatty.close()

@@ -9,7 +9,8 @@ const spec = (name: string, description: string, parameters: z.ZodType): ToolSpe
 
 const search = spec("notes.search", "Search notes", z.object({ query: z.string(), limit: z.number().optional() }))
 const tag = spec("notes.tag", "Tag notes by id", z.object({ tags: z.record(z.string(), z.string()) }))
-// Sorted by neutral name; the same array is passed on every request so its fragment is cached.
+// A plain array: serialised on every call, so editing it in place is always seen. The registry's frozen array
+// (`toolDefinitionsSorted()`) is what gets cached.
 const tools: ReadonlyArray<ToolSpec> = [search, tag]
 
 // Names: dots are not allowed on OpenAI or Anthropic, so they are spelled with "_" there and mapped back.
@@ -17,7 +18,7 @@ const openAiNames = toolNames(tools, "openai-chat")
 console.log("wire name:", openAiNames.toWire("notes.search"), "->", openAiNames.fromWire("notes_search"))
 console.log("gemini name:", toolNames(tools, "gemini").toWire("notes.search"))
 
-// One `tools` array value per provider, canonical JSON, cached per array identity.
+// One `tools` array value per provider, canonical JSON: the same bytes for the same tools, every time.
 const chat = toolsFragment(tools, "openai-chat")
 console.log("openai-chat:", chat)
 console.log("anthropic:", toolsFragment(tools, "anthropic"))

@@ -7,7 +7,8 @@ import type { Command } from "./args.ts"
 import { configError } from "./cli-error.ts"
 import { failureText } from "./failure-text.ts"
 import { clientFromEnv } from "./provider-from-env.ts"
-import { TranscriptRenderer, styleFor } from "./renderer.ts"
+import { TranscriptRenderer } from "./renderer.ts"
+import { Terminal } from "./terminal.ts"
 import { demoTools } from "./tools/index.ts"
 
 export interface ChatIo {
@@ -41,19 +42,21 @@ export const runChat = async (
 ): Promise<number> => {
   const client = clientFromEnv(command, io.env)
   const root = await checkRoot(resolve(io.cwd, command.root ?? "."))
-  const style = styleFor(io.output, io.env)
+  const terminal = Terminal.for(io.output, io.env)
   // A tool that hangs must not hold the chat: each call gets a deadline (Ctrl-C still cancels sooner).
   const worker = Worker.create({ client, systemPrompt: command.system ?? DEFAULT_SYSTEM_PROMPT, toolTimeoutMs: TOOL_TIMEOUT_MS })
   const report = worker.registerTools(demoTools(root))
-  const renderer = new TranscriptRenderer(io.output, style)
+  const renderer = new TranscriptRenderer(terminal)
   worker.subscribe(renderer.subscriber)
 
-  io.output.write(style.dim(`llm-worker chat · ${client.provider} · ${client.model} · read_file sees ${root}\n`))
-  for (const warning of report.warnings) io.output.write(style.warn(`! ${warning.tool}: ${warning.message}\n`))
-  io.output.write(style.dim("Ctrl-C cancels an answer; Ctrl-C twice at the prompt, Ctrl-D or /exit quits.\n"))
+  // Everything below goes through the terminal or the renderer, never to `io.output` directly: even the model name
+  // and the folder name are someone else's text (readline's prompt is the one exception, and it is a constant).
+  renderer.line(`llm-worker chat · ${client.provider} · ${client.model} · read_file sees ${root}`, "dim")
+  for (const warning of report.warnings) renderer.line(`! ${warning.tool}: ${warning.message}`, "warn")
+  renderer.line("Ctrl-C cancels an answer; Ctrl-C twice at the prompt, Ctrl-D or /exit quits.", "dim")
 
-  const terminal = io.input.isTTY === true && io.output.isTTY === true
-  const rl = createInterface({ input: io.input, output: io.output, terminal, prompt: PROMPT })
+  const interactive = io.input.isTTY === true && io.output.isTTY === true
+  const rl = createInterface({ input: io.input, output: io.output, terminal: interactive, prompt: PROMPT })
   let running: AbortController | undefined
   let interruptedAtPrompt = false
   const onInterrupt = (): void => {
@@ -67,7 +70,8 @@ export const runChat = async (
     }
     interruptedAtPrompt = true
     // The cursor is after the prompt, which readline wrote and the renderer does not know about.
-    io.output.write(`\n${style.dim("(Ctrl-C again to quit)")}\n`)
+    terminal.write("\n")
+    renderer.line("(Ctrl-C again to quit)", "dim")
     rl.prompt()
   }
   // A terminal delivers Ctrl-C to readline; a pipe or `kill -INT` delivers it to the process.
@@ -81,11 +85,11 @@ export const runChat = async (
     rl.prompt()
     for await (const raw of rl) {
       interruptedAtPrompt = false
-      const echo = !terminal || typedDuringAnswer.shift() === true
+      const echo = !interactive || typedDuringAnswer.shift() === true
       const line = raw.trim()
       if (line === "/exit" || line === "/quit") break
       if (line !== "") {
-        if (echo) io.output.write(`${line}\n`)
+        if (echo) renderer.line(line)
         const before = worker.history().length
         const controller = new AbortController()
         running = controller
@@ -94,8 +98,8 @@ export const runChat = async (
           renderer.newline()
         } catch (thrown) {
           renderer.newline()
-          if (thrown instanceof Cancelled) renderer.line(style.dim("(cancelled)"))
-          else if (isWorkerError(thrown)) renderer.line(style.error(`error: ${failureText(thrown)}`))
+          if (thrown instanceof Cancelled) renderer.line("(cancelled)", "dim")
+          else if (isWorkerError(thrown)) renderer.line(`error: ${failureText(thrown)}`, "error")
           else throw thrown
           worker.truncateHistory(before)
         } finally {

@@ -8,7 +8,8 @@ import { startReplayProvider } from "../testing/replay-provider.ts"
 import { Worker } from "../worker/worker.ts"
 import { configError } from "./cli-error.ts"
 import { RECORDED_MODELS, loadRecording } from "./recordings.ts"
-import { type Output, type Style, TranscriptRenderer } from "./renderer.ts"
+import { TranscriptRenderer } from "./renderer.ts"
+import type { Terminal } from "./terminal.ts"
 import { demoTools } from "./tools/index.ts"
 
 /** The question the recorded model was asked, and the file its read_file call reads. */
@@ -32,7 +33,7 @@ const replayed = (transcript: string) => ({ kind: "stream" as const, transcript,
  * the real client decodes them, the worker runs the requested calls on the real demo tools (in a scratch folder
  * holding notes.txt), sends the results back and streams the recorded answer.
  */
-export const runDemo = async (providerName: string | undefined, out: Output, style: Style): Promise<void> => {
+export const runDemo = async (providerName: string | undefined, out: Terminal): Promise<void> => {
   const provider = providers.get(providerName ?? "openai")
   if (provider === undefined) throw configError(`unknown provider "${providerName}"; choose one of: ${providerNames.join(", ")}`)
   const scheme = provider.scheme.name
@@ -43,7 +44,7 @@ export const runDemo = async (providerName: string | undefined, out: Output, sty
   const root = await mkdtemp(join(tmpdir(), "llm-worker-demo-"))
   try {
     await writeFile(join(root, "notes.txt"), DEMO_NOTES)
-    out.write(
+    out.message(
       [
         "REPLAY — no model is called: this is a replay of a recorded stream.",
         `A local server at ${server.baseUrl} sends a recorded ${scheme === provider.name ? scheme : `${provider.name} (${scheme})`} stream`,
@@ -56,18 +57,18 @@ export const runDemo = async (providerName: string | undefined, out: Output, sty
     const client = createLlmClient({ provider, model: RECORDED_MODELS[scheme], apiKey: "replay", baseUrl: server.baseUrl, env: {}, retry: { maxRetries: 0 } })
     const worker = Worker.create({ client, systemPrompt: "You are a concise assistant. Use the tools when they help." })
     worker.registerTools(demoTools(root))
-    const renderer = new TranscriptRenderer(out, style)
+    const renderer = new TranscriptRenderer(out)
     worker.subscribe(renderer.subscriber)
-    out.write(`you› ${DEMO_PROMPT}\n`)
+    out.message(`you› ${DEMO_PROMPT}\n`)
     const result = await worker.run(DEMO_PROMPT)
     renderer.newline()
     const outputs = result.items.filter((item) => item.type === "function_call_output").length
-    out.write(style.dim(`\n(${server.requests.length} requests to the replay server; the second carried ${outputs} tool results)\n`))
+    out.message(`\n(${server.requests.length} requests to the replay server; the second carried ${outputs} tool results)\n`, "dim")
 
     const specs = worker.toolServerHandle().toolDefinitionsSorted()
-    out.write("\nThe demo tools as each provider is shown them (byte-exact `tools` values):\n")
-    for (const dialect of ["openai-chat", "anthropic", "gemini"] as const) out.write(`\n${dialect}:\n${toolsFragment(specs, dialect)}\n`)
-    out.write(
+    out.message("\nThe demo tools as each provider is shown them (byte-exact `tools` values):\n")
+    for (const dialect of ["openai-chat", "anthropic", "gemini"] as const) out.message(`\n${dialect}:\n${toolsFragment(specs, dialect)}\n`)
+    out.message(
       [
         "",
         "Chat with a real model instead (the key selects the provider):",

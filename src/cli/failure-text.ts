@@ -1,4 +1,5 @@
 import type { WorkerError } from "../worker/worker-error.ts"
+import { redactUrls } from "./redact-url.ts"
 
 /** Error text stays on one line; a provider's full body belongs in logs, not in the chat. */
 const MAX_DETAIL = 300
@@ -19,8 +20,12 @@ const providerMessage = (body: string): string | undefined => {
   }
 }
 
+/**
+ * Redacted before it is cut: a cut through `user:secret@` would leave part of the secret with no `@` to recognise it
+ * by. Control characters are left for the terminal to escape; only whitespace runs are folded here.
+ */
 const oneLine = (text: string): string => {
-  const flat = text.replace(/\s+/g, " ").trim()
+  const flat = redactUrls(text).replace(/\s+/g, " ").trim()
   return flat.length <= MAX_DETAIL ? flat : `${flat.slice(0, MAX_DETAIL)}…`
 }
 

@@ -3,33 +3,47 @@ import { USAGE, parseCommand } from "./args.ts"
 import { runChat } from "./chat.ts"
 import { CliError } from "./cli-error.ts"
 import { runDemo } from "./demo.ts"
-import { styleFor } from "./renderer.ts"
+import { Terminal } from "./terminal.ts"
+
+/** Never throws itself: a thrown value's getters and `toString` may be anything. */
+const describeUnexpected = (thrown: unknown): string => {
+  try {
+    return String(thrown instanceof Error ? (thrown.stack ?? `${thrown.name}: ${thrown.message}`) : thrown)
+  } catch {
+    return "(a value that cannot be described)"
+  }
+}
 
 /** Runs one command and returns the exit code; expected failures are printed as one line, never as a stack. */
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  // Error lines quote the command line, the environment and the provider: untrusted text, printed only through a Terminal.
+  const stderr = new Terminal(process.stderr, false)
   try {
     const command = parseCommand(argv)
     switch (command.kind) {
       case "help":
-        process.stdout.write(`${USAGE}\n`)
+        new Terminal(process.stdout, false).message(`${USAGE}\n`)
         return 0
       case "demo":
-        await runDemo(command.provider, process.stdout, styleFor(process.stdout))
+        await runDemo(command.provider, Terminal.for(process.stdout))
         return 0
       case "chat":
         return await runChat(command)
     }
   } catch (thrown) {
     if (thrown instanceof CliError) {
-      process.stderr.write(`llm-worker: ${thrown.message}\n`)
-      if (thrown.showUsage) process.stderr.write(`\n${USAGE}\n`)
+      stderr.message(`llm-worker: ${thrown.message}\n`)
+      if (thrown.showUsage) stderr.message(`\n${USAGE}\n`)
       return thrown.exitCode
     }
     if (isWorkerError(thrown)) {
-      process.stderr.write(`llm-worker: ${thrown._tag}: ${thrown.message}\n`)
+      stderr.message(`llm-worker: ${thrown._tag}: ${thrown.message}\n`)
       return 1
     }
-    throw thrown
+    // A bug, not an expected failure: the stack is shown, but through the Terminal like everything else, since the
+    // message may quote a provider or the model.
+    stderr.message(`llm-worker: unexpected error: ${describeUnexpected(thrown)}\n`)
+    return 1
   }
 }
 

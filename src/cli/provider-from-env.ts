@@ -5,6 +5,7 @@ import type { Provider } from "../llm/providers/provider.ts"
 import { providerNames, providers } from "../llm/providers/registry.ts"
 import type { ConnectionFlags } from "./args.ts"
 import { configError } from "./cli-error.ts"
+import { redactUrl } from "./redact-url.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -47,6 +48,34 @@ const pickProvider = (flags: ConnectionFlags, env: Env): Provider => {
 }
 
 /**
+ * The library quotes a base URL it cannot use exactly as given, which may not parse as a URL at all, so the generic
+ * redaction of URLs in text could miss part of it; each base URL the CLI passed on is replaced whole instead.
+ */
+const withoutBaseUrlSecrets = (message: string, flags: ConnectionFlags, provider: Provider, env: Env): string => {
+  const given = [flags.baseUrl, provider.baseUrlEnv === undefined ? undefined : env[provider.baseUrlEnv]]
+  return given.reduce<string>((text, url) => (url === undefined || url.trim() === "" ? text : text.split(url.trim()).join(redactUrl(url.trim()))), message)
+}
+
+/**
+ * `fetch` refuses a URL with userinfo, and each attempt would only be retried and then reported with the secret in
+ * it, so such a base URL is refused at once (redacted). Keys belong in the provider's key variable.
+ */
+const refuseCredentialsInBaseUrl = (flags: ConnectionFlags, provider: Provider, env: Env): void => {
+  const [source, value] =
+    flags.baseUrl !== undefined ? ["--base-url", flags.baseUrl] : provider.baseUrlEnv === undefined ? ["", undefined] : [provider.baseUrlEnv, env[provider.baseUrlEnv]]
+  if (value === undefined || value.trim() === "") return
+  let parsed: URL
+  try {
+    parsed = new URL(value.trim())
+  } catch {
+    return // createLlmClient names the unusable URL, and withoutBaseUrlSecrets redacts it.
+  }
+  if (parsed.username !== "" || parsed.password !== "") {
+    throw configError(`${source} ${redactUrl(value.trim())} contains credentials, which are never sent; pass the key in ${provider.apiKeyEnv.join(" or ") || "the provider's key variable"}`)
+  }
+}
+
+/**
  * The chat client from flags, then environment. Every configuration problem becomes a one-line `CliError`
  * (exit 2) that names the variable or flag to set.
  */
@@ -57,10 +86,11 @@ export const clientFromEnv = (flags: ConnectionFlags, env: Env = process.env): L
   if (provider.requiresApiKey && !provider.apiKeyEnv.some((name) => present(env, name))) {
     throw configError(`no API key for ${provider.name}: set ${provider.apiKeyEnv.join(" or ")}`)
   }
+  refuseCredentialsInBaseUrl(flags, provider, env)
   try {
     return createLlmClient({ provider, model, env, ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }) })
   } catch (thrown) {
-    if (isLlmError(thrown) && thrown._tag === "LlmConfigError") throw configError(thrown.message)
+    if (isLlmError(thrown) && thrown._tag === "LlmConfigError") throw configError(withoutBaseUrlSecrets(thrown.message, flags, provider, env))
     throw thrown
   }
 }

@@ -1,24 +1,5 @@
 import type { Subscriber } from "../worker/subscriber.ts"
-
-export interface Output {
-  write(text: string): unknown
-}
-
-/** ANSI styling, or none: colours only when writing to a terminal and NO_COLOR is unset (no-color.org). */
-export interface Style {
-  readonly dim: (text: string) => string
-  readonly tool: (text: string) => string
-  readonly warn: (text: string) => string
-  readonly error: (text: string) => string
-}
-
-const sgr = (code: number) => (text: string) => `\u001b[${code}m${text}\u001b[0m`
-const plain = (text: string) => text
-
-export const styleFor = (stream: { readonly isTTY?: boolean }, env: Readonly<Record<string, string | undefined>> = process.env): Style =>
-  stream.isTTY === true && (env.NO_COLOR ?? "") === ""
-    ? { dim: sgr(2), tool: sgr(36), warn: sgr(33), error: sgr(31) }
-    : { dim: plain, tool: plain, warn: plain, error: plain }
+import type { Terminal, Tone } from "./terminal.ts"
 
 /** Tool results can be whole files; the transcript shows their start, the model still gets all of it. */
 const MAX_SHOWN_RESULT = 600
@@ -26,57 +7,51 @@ const MAX_SHOWN_RESULT = 600
 const clip = (text: string): string =>
   text.length <= MAX_SHOWN_RESULT ? text : `${text.slice(0, MAX_SHOWN_RESULT)}… (${text.length - MAX_SHOWN_RESULT} more characters)`
 
-const oneLine = (text: string): string => text.replace(/\r?\n/g, "\\n")
-
-/**
- * Model text, tool arguments and file contents are untrusted: control characters (ESC, CSI/OSC introducers,
- * BEL, backspace…) could rewrite the terminal, so everything but newline and tab is shown as a visible escape.
- */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
-export const safeForTerminal = (text: string): string =>
-  text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
-
 /**
  * Renders a worker's events as a terminal transcript: answer text as it streams, thinking dimmed, and each tool
- * call with its arguments and then its result on lines of their own.
+ * call with its arguments and then its result on lines of their own. Model text, tool arguments, results and
+ * warnings are all untrusted; the `Terminal` makes every one of them safe to print.
  */
 export class TranscriptRenderer {
   #atLineStart = true
+  #heldSurrogate = ""
 
-  constructor(
-    private readonly out: Output,
-    private readonly style: Style
-  ) {}
+  constructor(private readonly terminal: Terminal) {}
 
   readonly subscriber: Subscriber = {
     onBlockDelta: ({ delta }) => {
-      if (delta.kind === "text") this.#write(safeForTerminal(delta.text))
-      else if (delta.kind === "thinking") this.#write(this.style.dim(safeForTerminal(delta.text)), delta.text)
+      if (delta.kind === "text") this.#stream(delta.text, "plain")
+      else if (delta.kind === "thinking") this.#stream(delta.text, "dim")
     },
     onBlockStop: () => this.newline(),
-    onToolCallCompleted: ({ call }) =>
-      this.line(this.style.tool(safeForTerminal(`→ ${call.name} ${call.arguments === "" ? "{}" : call.arguments}`))),
-    onToolResult: ({ outcome }) => {
-      const text = safeForTerminal(`← ${outcome.name} ${outcome.status}: ${oneLine(clip(outcome.output))}`)
-      this.line(outcome.isError ? this.style.error(text) : this.style.dim(text))
-    },
-    onWarning: ({ message }) => this.line(this.style.warn(safeForTerminal(`! ${message}`)))
+    // `line` keeps each on one line: names, arguments and results all come from the model or a tool.
+    onToolCallCompleted: ({ call }) => this.line(`→ ${call.name} ${call.arguments === "" ? "{}" : call.arguments}`, "tool"),
+    onToolResult: ({ outcome }) => this.line(`← ${outcome.name} ${outcome.status}: ${clip(outcome.output)}`, outcome.isError ? "error" : "dim"),
+    onWarning: ({ message }) => this.line(`! ${message}`, "warn")
   }
 
   /** Ends the current line if text is still open on it. */
   newline(): void {
-    if (!this.#atLineStart) this.#write("\n")
+    if (!this.#atLineStart || this.#heldSurrogate !== "") this.#stream("\n", "plain")
   }
 
-  /** Writes `text` on a line of its own. */
-  line(text: string): void {
+  /** Writes one complete text on a line of its own (kept on one line, URLs in it redacted: see `Terminal.line`). */
+  line(text: string, tone: Tone = "plain"): void {
     this.newline()
-    this.#write(`${text}\n`)
+    this.terminal.line(text, tone)
+    this.#atLineStart = true
   }
 
-  #write(styled: string, raw: string = styled): void {
-    if (raw === "") return
-    this.out.write(styled)
-    this.#atLineStart = raw.endsWith("\n")
+  #stream(fragment: string, tone: Tone): void {
+    // A character outside the BMP may be split across two deltas; written alone, each half would print as U+FFFD.
+    const joined = this.#heldSurrogate + fragment
+    const last = joined.charCodeAt(joined.length - 1)
+    const holdBack = last >= 0xd800 && last <= 0xdbff
+    this.#heldSurrogate = holdBack ? joined.slice(-1) : ""
+    const text = holdBack ? joined.slice(0, -1) : joined
+    if (text === "") return
+    this.terminal.write(text, tone)
+    // Newlines survive `safeForTerminal` unchanged, so the raw text says where the cursor is.
+    this.#atLineStart = text.endsWith("\n")
   }
 }

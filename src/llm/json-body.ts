@@ -1,3 +1,5 @@
+import { tooDeepMessage } from "../schema/json-depth.ts"
+
 /**
  * Deterministic JSON body text for provider requests.
  *
@@ -6,11 +8,17 @@
  * bodies byte-stable and honest:
  * - a field whose value is `undefined` is omitted, so optional settings can be written inline (`top_p: cfg.topP`);
  * - a non-finite number throws instead of silently becoming `null`;
- * - a `RawJson` fragment (text serialised once and cached, such as a tools array) is spliced in verbatim.
+ * - a `RawJson` fragment (text serialised once and cached, such as a tools array) is spliced in verbatim;
+ * - nesting deeper than `MAX_BODY_DEPTH` throws a RangeError naming the path instead of overflowing the stack.
+ *   Bodies are a handful of levels deep; model-controlled JSON (call arguments) only ever arrives as a
+ *   `RawJson` fragment whose depth its producer bounded (`arguments-object.ts`), so the bound is a backstop.
  *
  * Keys that look like array indices ("0", "12") are reordered by JavaScript itself; provider bodies never use
  * them at fixed positions, and the reordering is itself deterministic.
  */
+
+/** Levels of arrays and objects a body may nest: far above any provider body, far below the stack's limit. */
+export const MAX_BODY_DEPTH = 256
 
 /** JSON text that is already serialised and is inserted unchanged. The caller vouches that it is valid JSON. */
 export interface RawJson {
@@ -51,7 +59,7 @@ const rethrow = (error: unknown, segment: string): unknown => (error instanceof 
  * Writes one value. String concatenation (V8 ropes) and no per-node allocations besides the output: this runs
  * over the whole history on every request. Paths for error messages are assembled only while unwinding.
  */
-const write = (value: JsonBodyValue): string => {
+const write = (value: JsonBodyValue, depth: number): string => {
   if (value === null) return "null"
   switch (typeof value) {
     case "boolean":
@@ -62,6 +70,7 @@ const write = (value: JsonBodyValue): string => {
     case "string":
       return JSON.stringify(value)
   }
+  if (depth >= MAX_BODY_DEPTH && (Array.isArray(value) || !isRawJson(value))) throw new BadValue(tooDeepMessage("is", MAX_BODY_DEPTH), "")
   if (Array.isArray(value)) {
     const items = value as ReadonlyArray<JsonBodyValue>
     let out = "["
@@ -71,7 +80,7 @@ const write = (value: JsonBodyValue): string => {
       if (item === undefined) throw new BadValue("is undefined", `[${i}]`)
       let text: string
       try {
-        text = isPlain(item) ? JSON.stringify(item) : write(item)
+        text = isPlain(item) ? JSON.stringify(item) : write(item, depth + 1)
       } catch (error) {
         throw rethrow(error, `[${i}]`)
       }
@@ -88,7 +97,7 @@ const write = (value: JsonBodyValue): string => {
     if (field === undefined) continue
     let text: string
     try {
-      text = isPlain(field) ? JSON.stringify(field) : write(field)
+      text = isPlain(field) ? JSON.stringify(field) : write(field, depth + 1)
     } catch (error) {
       throw rethrow(error, `.${key}`)
     }
@@ -104,7 +113,7 @@ const isPlain = (value: JsonBodyValue): boolean => value === null || typeof valu
 /** Prints `value` as compact JSON with keys in insertion order, omitting `undefined` fields. */
 export const jsonBody = (value: JsonBodyValue): string => {
   try {
-    return write(value)
+    return write(value, 0)
   } catch (error) {
     if (!(error instanceof BadValue)) throw error
     const message = `jsonBody: $${error.path} ${error.problem}`

@@ -1,4 +1,6 @@
 import type { LlmClient } from "./client.ts"
+import { defaultResponseLimits } from "./limits.ts"
+import type { ResponseLimits } from "./limits.ts"
 import { LlmConfigError } from "./llm-error.ts"
 import type { Provider } from "./providers/provider.ts"
 import { providerNames, providers } from "./providers/registry.ts"
@@ -18,7 +20,13 @@ export interface LlmClientOptions {
   /** Overrides the provider's base-URL variable and default. */
   readonly baseUrl?: string
   readonly retry?: Partial<RetryPolicy>
+  /** Deadlines; `totalMs` (off by default) bounds the whole call. See `defaultTimeouts`. */
   readonly timeouts?: Partial<Timeouts>
+  /**
+   * Size bounds of one response (text, reasoning, one call's arguments, one SSE event); past one the call
+   * fails with `LlmLimitExceeded`. See `defaultResponseLimits`.
+   */
+  readonly limits?: Partial<ResponseLimits>
   /** Defaults to the global `fetch`. */
   readonly fetch?: typeof globalThis.fetch
   /** Where keys and base URLs are looked up; defaults to `process.env`. */
@@ -79,12 +87,20 @@ export const createLlmClient = (options: LlmClientOptions): LlmClient => {
     throw new LlmConfigError({ message: `Base URL "${configuredBase}" for provider "${provider.name}" is not a valid URL` })
   }
 
+  const limits = { ...defaultResponseLimits, ...options.limits }
+  for (const [name, value] of Object.entries(limits)) {
+    if (typeof value !== "number" || Number.isNaN(value) || value <= 0) {
+      throw new LlmConfigError({ message: `limits.${name} must be a positive number (Infinity for no bound), got ${String(value)}` })
+    }
+  }
+
   const headers = mergeHeaders(options.headers ?? {}, apiKey === undefined ? {} : provider.authHeaders(apiKey))
   const transport: TransportOptions = {
     retry: { ...defaultRetryPolicy, ...options.retry },
     timeouts: { ...defaultTimeouts, ...options.timeouts },
     fetch: options.fetch ?? globalThis.fetch,
-    maxErrorBodyBytes: MAX_ERROR_BODY_BYTES
+    maxErrorBodyBytes: MAX_ERROR_BODY_BYTES,
+    limits
   }
   const scheme = provider.scheme
 
@@ -97,7 +113,7 @@ export const createLlmClient = (options: LlmClientOptions): LlmClient => {
     validate: (request) => scheme.validate(request),
     stream: (request, streamOptions) =>
       streamSse(
-        { url, headers, body: streamOptions?.body ?? scheme.encodeRequest(request), decoder: () => scheme.decoder(request) },
+        { url, headers, body: streamOptions?.body ?? scheme.encodeRequest(request), decoder: (decoderOptions) => scheme.decoder(request, decoderOptions) },
         transport,
         streamOptions?.signal
       )

@@ -1,4 +1,5 @@
 import { Data } from "effect"
+import type { ResponseLimitName } from "./limits.ts"
 
 /** The provider answered with a non-success HTTP status (after retries, when the status was retryable). */
 export class LlmHttpError extends Data.TaggedError("LlmHttpError")<{
@@ -7,9 +8,12 @@ export class LlmHttpError extends Data.TaggedError("LlmHttpError")<{
   readonly message: string
 }> {}
 
-/** A deadline passed: waiting for response headers, for the first event, or idle between two events. */
+/**
+ * A deadline passed: waiting for response headers, for the first content, idle between two events, or the
+ * whole request's optional `total` deadline (attempts and back-off included).
+ */
 export class LlmTimeout extends Data.TaggedError("LlmTimeout")<{
-  readonly phase: "headers" | "first_event" | "idle"
+  readonly phase: "headers" | "first_event" | "idle" | "total"
   readonly afterMs: number
   readonly message: string
 }> {}
@@ -26,6 +30,17 @@ export class LlmProviderError extends Data.TaggedError("LlmProviderError")<{
 /** The stream broke the wire format (invalid JSON in an event, an impossible event order). */
 export class LlmProtocolError extends Data.TaggedError("LlmProtocolError")<{ readonly message: string }> {}
 
+/**
+ * The response passed one of the client's size bounds (`limits` in `createLlmClient`): `limit` names the
+ * option, `max` is its value and `seen` how much had arrived when the bound was passed. Never retried.
+ */
+export class LlmLimitExceeded extends Data.TaggedError("LlmLimitExceeded")<{
+  readonly limit: ResponseLimitName
+  readonly max: number
+  readonly seen: number
+  readonly message: string
+}> {}
+
 /** The caller's AbortSignal fired. */
 export class LlmCancelled extends Data.TaggedError("LlmCancelled")<{ readonly message: string }> {}
 
@@ -38,6 +53,7 @@ export type LlmError =
   | LlmNetworkError
   | LlmProviderError
   | LlmProtocolError
+  | LlmLimitExceeded
   | LlmCancelled
   | LlmConfigError
 
@@ -47,6 +63,7 @@ const TAGS: ReadonlySet<string> = new Set([
   "LlmNetworkError",
   "LlmProviderError",
   "LlmProtocolError",
+  "LlmLimitExceeded",
   "LlmCancelled",
   "LlmConfigError"
 ])

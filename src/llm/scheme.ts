@@ -1,4 +1,5 @@
 import type { Event } from "./event.ts"
+import type { ResponseLimits } from "./limits.ts"
 import type { LintTarget } from "../schema/lint.ts"
 import type { Request } from "./request.ts"
 
@@ -27,6 +28,21 @@ export type SchemeName = "openai-chat" | "openai-responses" | "anthropic" | "gem
 export interface StreamDecoder {
   push(message: SseMessage): ReadonlyArray<Event>
   end(): ReadonlyArray<Event>
+  /**
+   * Whether `end()` called now would complete the response: it has seen everything a whole response needs,
+   * though not necessarily its final marker (Chat after `finish_reason` but before `[DONE]`, Gemini after
+   * `finishReason`). A stream that goes quiet in that state is ended rather than failed. Absent: never.
+   */
+  isComplete?(): boolean
+}
+
+/** What the transport tells a decoder for one response. */
+export interface DecoderOptions {
+  /**
+   * The client's size bounds, for what a decoder holds before it becomes an event (argument text before its
+   * call's name, a signature streamed in pieces); it throws `LlmLimitExceeded` past them.
+   */
+  readonly limits?: ResponseLimits
 }
 
 /**
@@ -47,6 +63,6 @@ export interface Scheme {
    * neutral names of `request.tools` (a provider may not accept a neutral name as it is, e.g. dots on OpenAI).
    * Without it, tool names are reported as they came over the wire.
    */
-  decoder(request?: Request): StreamDecoder
+  decoder(request?: Request, options?: DecoderOptions): StreamDecoder
   validate(request: Request): ReadonlyArray<ConfigWarning>
 }

@@ -1,21 +1,22 @@
 import { Sse } from "effect/encoding"
-import { LlmProtocolError } from "./llm-error.ts"
+import { defaultResponseLimits, limitExceeded } from "./limits.ts"
 import type { SseMessage } from "./scheme.ts"
-
-/** Pending-event cap: far above any provider event, low enough that a runaway stream cannot exhaust memory. */
-const MAX_EVENT_SIZE = 16 * 1024 * 1024
 
 /**
  * An incremental SSE parser over effect's WHATWG-conformant `Sse.makeParser`. Feed text chunks as they arrive;
  * complete messages are appended to the returned batch. `retry:` directives are ignored: providers do not use
- * them and reconnection is the transport's decision.
+ * them and reconnection is the transport's decision. Comments never become messages.
+ *
+ * The pending event (its data so far plus an unfinished line) is bounded by `maxEventChars`: a runaway event or
+ * a line that never ends throws `LlmLimitExceeded` instead of growing the buffer. The parser counts no further
+ * than the bound, so the error's `seen` is `maxEventChars + 1`.
  */
 export interface SseParser {
   /** Parses a chunk and returns the messages it completed (possibly none). */
   feed(chunk: string): ReadonlyArray<SseMessage>
 }
 
-export const createSseParser = (): SseParser => {
+export const createSseParser = (maxEventChars: number = defaultResponseLimits.maxEventChars): SseParser => {
   let batch: Array<SseMessage> = []
   const parser = Sse.makeParser(
     (event) => {
@@ -23,12 +24,12 @@ export const createSseParser = (): SseParser => {
         batch.push(event.id === undefined ? { event: event.event, data: event.data } : { event: event.event, data: event.data, id: event.id })
       }
     },
-    { maxEventSize: MAX_EVENT_SIZE }
+    { maxEventSize: maxEventChars }
   )
   return {
     feed(chunk) {
       const error = parser.feed(chunk)
-      if (error !== undefined) throw new LlmProtocolError({ message: `SSE event larger than ${MAX_EVENT_SIZE} characters` })
+      if (error !== undefined) throw limitExceeded("maxEventChars", maxEventChars, maxEventChars + 1)
       const out = batch
       batch = []
       return out

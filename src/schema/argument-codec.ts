@@ -6,9 +6,17 @@ export interface ArgumentIssue {
   readonly message: string
 }
 
-export type DecodeResult<A> =
-  | { readonly ok: true; readonly value: A }
-  | { readonly ok: false; readonly issues: ReadonlyArray<ArgumentIssue> }
+/**
+ * A refused value. At most a bounded number of issues are kept (hostile arguments can carry a million
+ * mistakes); `omittedIssues` counts the others that were found, and is absent when none were left out.
+ */
+export interface DecodeFailure {
+  readonly ok: false
+  readonly issues: ReadonlyArray<ArgumentIssue>
+  readonly omittedIssues?: number
+}
+
+export type DecodeResult<A> = { readonly ok: true; readonly value: A } | DecodeFailure
 
 /**
  * The pair every typed tool is built on: the JSON Schema the model is shown and the decoder that accepts

@@ -13,6 +13,20 @@
  * stringified (about 2-3x), which measured faster than writing the text in JavaScript.
  */
 
+import { DEFAULT_MAX_DOCUMENT_DEPTH, JsonTooDeepError, tooDeepMessage } from "./json-depth.ts"
+import { setOwn } from "./own-property.ts"
+
+/** Bounds for the canonical serialisers. */
+export interface CanonicalJsonOptions {
+  /**
+   * Deepest nesting of arrays and objects written; deeper (or cyclic) input throws `JsonTooDeepError` before
+   * anything is built. Default `DEFAULT_MAX_DOCUMENT_DEPTH` (256).
+   */
+  readonly maxDepth?: number
+}
+
+const tooDeep = (limit: number): JsonTooDeepError => new JsonTooDeepError({ limit, message: tooDeepMessage("value", limit) })
+
 const compareCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
 /** Keys in code-unit order; skips the sort when they already are (the common case for canonical inputs). */
@@ -59,31 +73,39 @@ const childMode = (parent: Mode, key: string): Mode => {
   return DATA
 }
 
-const ordered = (value: unknown, mode: Mode, keepOrder: boolean): unknown => {
+/**
+ * Both walkers recurse, so each carries the depth of the value it is at (1 for the root container) and refuses
+ * to go past `limit`: a hostile value becomes `JsonTooDeepError`, never a stack overflow.
+ */
+const ordered = (value: unknown, mode: Mode, keepOrder: boolean, depth: number, limit: number): unknown => {
   if (typeof value !== "object" || value === null) return value
+  if (depth > limit) throw tooDeep(limit)
   if (Array.isArray(value)) {
     const itemMode = mode === SCHEMA ? SCHEMA : DATA
     const out = new Array<unknown>(value.length)
-    for (let i = 0; i < value.length; i++) out[i] = ordered(value[i], itemMode, false)
+    for (let i = 0; i < value.length; i++) out[i] = ordered(value[i], itemMode, false, depth + 1, limit)
     return out
   }
   const toJson = (value as { toJSON?: unknown }).toJSON
-  if (typeof toJson === "function") return ordered((toJson as () => unknown).call(value), mode, keepOrder)
+  // A hop through toJSON counts as a level: `toJSON() { return this }` must end too.
+  if (typeof toJson === "function") return ordered((toJson as () => unknown).call(value), mode, keepOrder, depth + 1, limit)
   const record = value as Record<string, unknown>
   const out: Record<string, unknown> = {}
   for (const key of keepOrder ? Object.keys(record) : sortedKeys(record)) {
     if (mode === SCHEMA && key === "$schema") continue
-    out[key] = ordered(record[key], childMode(mode, key), mode === SCHEMA && key === "properties")
+    // A data key "__proto__" must stay a key: plain assignment would set the copy's prototype instead.
+    setOwn(out, key, ordered(record[key], childMode(mode, key), mode === SCHEMA && key === "properties", depth + 1, limit))
   }
   return out
 }
 
 /** Whether `ordered` would rebuild `value` identically, so the original can be stringified as it is. */
-const isOrdered = (value: unknown, mode: Mode, keepOrder: boolean): boolean => {
+const isOrdered = (value: unknown, mode: Mode, keepOrder: boolean, depth: number, limit: number): boolean => {
   if (typeof value !== "object" || value === null) return true
+  if (depth > limit) throw tooDeep(limit)
   if (Array.isArray(value)) {
     const itemMode = mode === SCHEMA ? SCHEMA : DATA
-    for (let i = 0; i < value.length; i++) if (!isOrdered(value[i], itemMode, false)) return false
+    for (let i = 0; i < value.length; i++) if (!isOrdered(value[i], itemMode, false, depth + 1, limit)) return false
     return true
   }
   if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false
@@ -93,16 +115,25 @@ const isOrdered = (value: unknown, mode: Mode, keepOrder: boolean): boolean => {
     const key = keys[i] as string
     if (!keepOrder && i > 0 && (keys[i - 1] as string) > key) return false
     if (mode === SCHEMA && key === "$schema") return false
-    if (!isOrdered(record[key], childMode(mode, key), mode === SCHEMA && key === "properties")) return false
+    if (!isOrdered(record[key], childMode(mode, key), mode === SCHEMA && key === "properties", depth + 1, limit)) return false
   }
   return true
 }
 
-const serialise = (value: unknown, mode: Mode): string =>
-  JSON.stringify(isOrdered(value, mode, false) ? value : ordered(value, mode, false)) ?? "null"
+/**
+ * Once `isOrdered` (or `ordered`) has walked the value within `limit`, the native stringify cannot overflow either.
+ * The one exception is a `toJSON` reached on the fast path — impossible, since `isOrdered` refuses those.
+ */
+const serialise = (value: unknown, mode: Mode, limit: number): string =>
+  JSON.stringify(isOrdered(value, mode, false, 1, limit) ? value : ordered(value, mode, false, 1, limit)) ?? "null"
 
-/** Canonical JSON text of a data value: object keys sorted by code unit; otherwise as `JSON.stringify`. */
-export const canonicalJson = (value: unknown): string => serialise(value, DATA)
+/**
+ * Canonical JSON text of a data value: object keys sorted by code unit; otherwise as `JSON.stringify`.
+ *
+ * @throws JsonTooDeepError when the value nests deeper than `options.maxDepth` (default 256) or is cyclic.
+ */
+export const canonicalJson = (value: unknown, options?: CanonicalJsonOptions): string =>
+  serialise(value, DATA, options?.maxDepth ?? DEFAULT_MAX_DOCUMENT_DEPTH)
 
 /** Schemas known to be deep-frozen and in canonical order: serialised by a plain `JSON.stringify`. */
 const canonical = new WeakSet<object>()
@@ -122,9 +153,13 @@ const deepFreeze = (value: unknown): void => {
 export const isCanonicalSchema = (schema: unknown): boolean =>
   typeof schema === "object" && schema !== null && canonical.has(schema)
 
+/**
+ * @throws JsonTooDeepError when the schema nests deeper than `DEFAULT_MAX_DOCUMENT_DEPTH` (checked before the copy).
+ */
 export const canonicalSchema = <A>(schema: A): A => {
   if (isCanonicalSchema(schema)) return schema
-  return remember((isOrdered(schema, SCHEMA, false) ? structuredClone(schema) : ordered(schema, SCHEMA, false)) as A)
+  const limit = DEFAULT_MAX_DOCUMENT_DEPTH
+  return remember((isOrdered(schema, SCHEMA, false, 1, limit) ? structuredClone(schema) : ordered(schema, SCHEMA, false, 1, limit)) as A)
 }
 
 /**
@@ -133,7 +168,8 @@ export const canonicalSchema = <A>(schema: A): A => {
  */
 export const adoptCanonicalSchema = <A>(owned: A): A => {
   if (isCanonicalSchema(owned)) return owned
-  return remember(isOrdered(owned, SCHEMA, false) ? owned : (ordered(owned, SCHEMA, false) as A))
+  const limit = DEFAULT_MAX_DOCUMENT_DEPTH
+  return remember(isOrdered(owned, SCHEMA, false, 1, limit) ? owned : (ordered(owned, SCHEMA, false, 1, limit) as A))
 }
 
 const remember = <A>(schema: A): A => {
@@ -145,5 +181,26 @@ const remember = <A>(schema: A): A => {
 /**
  * Canonical JSON text of a JSON Schema: keys sorted by code unit except the keys of `properties` maps (author's
  * order kept); `$schema` dropped at every level. `enum`, `const`, `default` and `examples` are data.
+ *
+ * @throws JsonTooDeepError when the schema nests deeper than `options.maxDepth` (default 256) or is cyclic.
  */
-export const canonicalSchemaJson = (schema: unknown): string => serialise(schema, SCHEMA)
+export const canonicalSchemaJson = (schema: unknown, options?: CanonicalJsonOptions): string =>
+  serialise(schema, SCHEMA, options?.maxDepth ?? DEFAULT_MAX_DOCUMENT_DEPTH)
+
+/**
+ * Whether every object and array in `value` is frozen, so nothing derived from it (canonical copies, strict
+ * rewrites, serialised text) can go stale. Iterative; stops at the first unfrozen node, which for a caller's
+ * plain schema is the root.
+ */
+export const isDeepFrozen = (value: unknown): boolean => {
+  if (isCanonicalSchema(value)) return true
+  const stack: Array<unknown> = [value]
+  let visited = 0
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (typeof node !== "object" || node === null || isCanonicalSchema(node)) continue
+    if (!Object.isFrozen(node) || ++visited > 1_000_000) return false
+    for (const child of Object.values(node)) stack.push(child)
+  }
+  return true
+}

@@ -1,10 +1,12 @@
 import type { z as z3 } from "zod/v3"
 import type { z } from "zod"
 import type { StandardSchemaV1 } from "effect/StandardSchema"
-import type { ArgumentCodec, ArgumentIssue, DecodeResult } from "./argument-codec.ts"
+import type { ArgumentCodec, ArgumentIssue, DecodeFailure, DecodeResult } from "./argument-codec.ts"
+import { DEFAULT_MAX_JSON_DEPTH, measureValue, tooDeepMessage } from "./json-depth.ts"
 import type { JsonSchema } from "./json-schema.ts"
 import { normalizeJsonSchema, UnsupportedSchemaError } from "./normalize.ts"
-import { compileJsonSchema } from "./sources/ajv-validator.ts"
+import { clip, DEFAULT_LISTED_ISSUES, DEFAULT_QUOTE_CHARS, quote } from "./quote.ts"
+import { compileJsonSchema, DEFAULT_FULL_CHECK_SIZE, DEFAULT_KEPT_ISSUES } from "./sources/ajv-validator.ts"
 import { type EffectArgumentSchema, fromEffect, isEffectSchema } from "./sources/effect.ts"
 import { isRawJsonSchema, type TypedJsonSchema } from "./sources/raw.ts"
 import type { SchemaSource } from "./sources/source.ts"
@@ -51,6 +53,34 @@ const sourceOf = (schema: ArgumentSchema): SchemaSource<unknown> => {
 }
 
 /**
+ * Bounds of one codec. Arguments come from a model and schemas may come from plugins, so every walk and every
+ * message is bounded; each default is far beyond what a real tool needs.
+ */
+export interface ArgumentCodecOptions {
+  /** Deepest nesting of arrays and objects accepted in arguments. Default `DEFAULT_MAX_JSON_DEPTH` (64). */
+  readonly maxArgumentDepth?: number
+  /** Deepest nesting of the schema document. Default `DEFAULT_MAX_DOCUMENT_DEPTH` (256). */
+  readonly maxSchemaDepth?: number
+  /** Most subschemas once `$ref`s are inlined. Default `DEFAULT_MAX_SCHEMA_NODES` (100,000). */
+  readonly maxSchemaNodes?: number
+  /**
+   * Arguments of up to this many values (primitives, arrays and objects) are checked for every issue; larger ones
+   * stop at the first, so a million wrong items cannot build a million errors. Default `DEFAULT_FULL_CHECK_SIZE`
+   * (10,000).
+   */
+  readonly fullCheckSize?: number
+  /** Issues kept in a failed result; further ones are counted in `omittedIssues`. Default `DEFAULT_KEPT_ISSUES` (20). */
+  readonly keptIssues?: number
+}
+
+/** Keeps at most `kept` issues of a library decoder's refusal, counting the rest. */
+const capIssues = <A>(result: DecodeResult<A>, kept: number): DecodeResult<A> => {
+  if (result.ok || result.issues.length <= kept) return result
+  const omittedIssues = result.issues.length - kept + (result.omittedIssues ?? 0)
+  return { ok: false, issues: result.issues.slice(0, kept), omittedIssues }
+}
+
+/**
  * Builds the codec for a tool's arguments from any supported schema. The normalised JSON Schema is what the
  * model is shown; decoding first checks the value against exactly that schema (compiled once), so anything the
  * schema forbids is refused — extra keys, `null` for an optional field, non-finite numbers — whatever the
@@ -58,41 +88,84 @@ const sourceOf = (schema: ArgumentSchema): SchemaSource<unknown> => {
  * (transforms, defaults, custom checks). All built-in sources decode synchronously; a Standard Schema whose
  * `validate` is asynchronous yields a promise.
  *
- * @throws RecursiveSchemaError / UnsupportedSchemaError (from `normalizeJsonSchema`) for unusable schemas.
+ * Before anything else a decode measures the value without recursion: arguments nested deeper than
+ * `maxArgumentDepth` are refused with one issue, `arguments nested deeper than 64 levels`, so neither the checker
+ * nor the library decoder nor a later `JSON.stringify` meets them.
+ *
+ * @throws RecursiveSchemaError / UnsupportedSchemaError (from `normalizeJsonSchema`) for unusable schemas,
+ *   including one deeper or larger than the schema bounds.
  */
-export const makeArgumentCodec = <S extends ArgumentSchema>(schema: S): ArgumentCodec<InferArguments<S>> => {
+export const makeArgumentCodec = <S extends ArgumentSchema>(schema: S, options?: ArgumentCodecOptions): ArgumentCodec<InferArguments<S>> => {
   const source = sourceOf(schema) as SchemaSource<InferArguments<S>>
-  const normalized = normalizeJsonSchema(source.jsonSchema)
-  const check = compileJsonSchema(normalized)
+  const normalized = normalizeJsonSchema(source.jsonSchema, {
+    ...(options?.maxSchemaDepth === undefined ? {} : { maxDepth: options.maxSchemaDepth }),
+    ...(options?.maxSchemaNodes === undefined ? {} : { maxNodes: options.maxSchemaNodes })
+  })
+  const keptIssues = options?.keptIssues ?? DEFAULT_KEPT_ISSUES
+  const check = compileJsonSchema(normalized, { fullCheckSize: options?.fullCheckSize ?? DEFAULT_FULL_CHECK_SIZE, keptIssues })
+  const maxDepth = options?.maxArgumentDepth ?? DEFAULT_MAX_JSON_DEPTH
+  const tooDeep: DecodeFailure = { ok: false, issues: [{ path: [], message: tooDeepMessage("arguments", maxDepth) }] }
   const refine = source.refine
-  const decode =
-    refine === undefined
-      ? (input: unknown): DecodeResult<InferArguments<S>> => {
-          const issues = check(input)
-          return issues === undefined ? { ok: true, value: input as InferArguments<S> } : { ok: false, issues }
-        }
-      : (input: unknown) => {
-          const issues = check(input)
-          return issues === undefined ? refine(input) : { ok: false as const, issues }
-        }
+  const decode = (input: unknown): DecodeResult<InferArguments<S>> | Promise<DecodeResult<InferArguments<S>>> => {
+    const shape = measureValue(input, maxDepth)
+    if (shape.depth > maxDepth) return tooDeep
+    const failure = check(input, shape.size)
+    if (failure !== undefined) {
+      return failure.omittedIssues === 0
+        ? { ok: false, issues: failure.issues }
+        : { ok: false, issues: failure.issues, omittedIssues: failure.omittedIssues }
+    }
+    if (refine === undefined) return { ok: true, value: input as InferArguments<S> }
+    const refined = refine(input)
+    return refined instanceof Promise ? refined.then((r) => capIssues(r, keptIssues)) : capIssues(refined, keptIssues)
+  }
   return { jsonSchema: normalized, decode }
 }
 
-const renderPath = (path: ReadonlyArray<string | number>): string =>
-  path.reduce<string>(
-    (out, seg) =>
-      typeof seg === "number" ? `${out}[${seg}]` : out === "" ? seg : `${out}.${seg}`,
-    ""
-  )
+/** A key shown bare in a path: identifier-like and short; anything else is quoted (bounded, escaped). */
+const BARE_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/
+
+const renderPath = (path: ReadonlyArray<string | number>, quoteChars: number): string => {
+  let out = ""
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`
+    else if (seg.length <= quoteChars && BARE_KEY.test(seg)) out += out === "" ? seg : `.${seg}`
+    else out += `[${quote(seg, quoteChars)}]`
+  }
+  return out
+}
+
+/** How `formatIssues` bounds its line. */
+export interface FormatIssuesOptions {
+  /** Issues found beyond those given (a failed decode's `omittedIssues`), counted in "… and N more". */
+  readonly omitted?: number | undefined
+  /** Issues written before "… and N more". Default `DEFAULT_LISTED_ISSUES` (5). */
+  readonly listed?: number
+  /** Characters quoted of any key in a path. Default `DEFAULT_QUOTE_CHARS` (80). */
+  readonly quoteChars?: number
+}
+
+/** An issue's message is already short when it comes from the checker; a library's custom message may not be. */
+const MESSAGE_CHARS = 400
 
 /**
  * One line for the model, e.g. `days: expected integer <= 14, got 20; city: required`. Issues at the root
- * have no path prefix.
+ * have no path prefix. Bounded whatever the input: at most `listed` issues, then `… and 997 more`; keys that are
+ * not short identifiers are quoted as a clipped JSON string (`["a b"]`, a 50 MiB key as its first 80 characters).
+ * Pass a failed `DecodeResult` to count its `omittedIssues` too.
  */
-export const formatIssues = (issues: ReadonlyArray<ArgumentIssue>): string =>
-  issues
-    .map((i) => {
-      const path = renderPath(i.path)
-      return path === "" ? i.message : `${path}: ${i.message}`
-    })
-    .join("; ")
+export const formatIssues = (issues: ReadonlyArray<ArgumentIssue> | DecodeFailure, options?: FormatIssuesOptions): string => {
+  const list = "issues" in issues ? issues.issues : issues
+  const omitted = (options?.omitted ?? 0) + ("issues" in issues ? (issues.omittedIssues ?? 0) : 0)
+  const listed = options?.listed ?? DEFAULT_LISTED_ISSUES
+  const quoteChars = options?.quoteChars ?? DEFAULT_QUOTE_CHARS
+  const lines: Array<string> = []
+  for (let i = 0; i < list.length && i < listed; i++) {
+    const issue = list[i] as ArgumentIssue
+    const path = renderPath(issue.path, quoteChars)
+    const message = clip(issue.message, MESSAGE_CHARS)
+    lines.push(path === "" ? message : `${path}: ${message}`)
+  }
+  const rest = list.length - lines.length + omitted
+  return rest > 0 ? `${lines.join("; ")}; … and ${rest} more` : lines.join("; ")
+}

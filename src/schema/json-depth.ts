@@ -1,11 +1,27 @@
+import { Data } from "effect"
+
 /**
  * Nesting bounds for JSON that a model, a provider or a plugin controls. Every walker in the package that
  * recurses over such data checks one of these first, so hostile nesting becomes a precise error instead of a
- * stack overflow. Both checks are iterative: they cannot overflow themselves.
+ * stack overflow. Every check here is iterative: it cannot overflow itself.
  */
 
 /** Default nesting bound for tool arguments and other untrusted JSON: far beyond any real tool schema. */
 export const DEFAULT_MAX_JSON_DEPTH = 64
+
+/**
+ * Default nesting bound for whole JSON documents a program builds or receives: JSON Schemas (a schema spends two
+ * levels, a `properties` map and the member's schema, per level of the value it describes, plus `anyOf` and
+ * `items` wrappers) and request bodies embedding them. Far beyond anything real, far below the stack.
+ */
+export const DEFAULT_MAX_DOCUMENT_DEPTH = 256
+
+/** A value nested deeper than a walker's bound (or cyclic, which is infinitely deep). */
+export class JsonTooDeepError extends Data.TaggedError("JsonTooDeepError")<{
+  /** The bound that was exceeded. */
+  readonly limit: number
+  readonly message: string
+}> {}
 
 /**
  * The deepest nesting of arrays and objects in a JSON text, counted without parsing (string contents skipped),
@@ -35,29 +51,60 @@ export const jsonTextDepth = (text: string, limit: number): number => {
   return deepest
 }
 
+/** A cyclic or absurdly shared graph is not JSON; every walk is also bounded by this many values. */
+const VISIT_BUDGET = 10_000_000
+
+/** Depth and size of an in-memory JSON-like value, as `measureValue` reports them. */
+export interface ValueShape {
+  /** Deepest nesting of arrays and objects (0 for a primitive); `limit + 1` when the limit was exceeded. */
+  readonly depth: number
+  /** Number of values, every primitive, array and object counted once (the root included). */
+  readonly size: number
+}
+
 /**
- * The deepest nesting of arrays and plain objects in an in-memory value, stopping once `limit` is exceeded
- * (returns `limit + 1` then). Cycles count as too deep. Only own enumerable string keys are read, and nothing
- * that could run code (getters are read by `Object.keys` + indexing like `JSON.stringify` would).
+ * Depth and size of an in-memory value, stopping once the depth exceeds `limit` (the depth is `limit + 1` then, and
+ * the size the count so far). Cycles count as too deep. Only own enumerable string keys are read, as
+ * `JSON.stringify` would (a getter runs, as it would there). Two parallel stacks, so the walk allocates no object
+ * per node: this runs on every decoded argument value.
  */
-export const valueDepth = (value: unknown, limit: number): number => {
-  if (typeof value !== "object" || value === null) return 0
-  const stack: Array<{ readonly node: object; readonly depth: number }> = [{ node: value, depth: 1 }]
+export const measureValue = (value: unknown, limit: number): ValueShape => {
+  if (typeof value !== "object" || value === null) return { depth: 0, size: 1 }
+  const nodes: Array<object> = [value]
+  const depths: Array<number> = [1]
   let deepest = 0
-  let visited = 0
-  while (stack.length > 0) {
-    const { node, depth } = stack.pop() as { node: object; depth: number }
+  let size = 1
+  while (nodes.length > 0) {
+    const node = nodes.pop() as object
+    const depth = depths.pop() as number
     if (depth > deepest) {
       deepest = depth
-      if (deepest > limit) return limit + 1
+      if (deepest > limit) return { depth: limit + 1, size }
     }
-    // A cyclic or absurdly shared graph is not JSON; bound the walk by a generous node budget.
-    if (++visited > 10_000_000) return limit + 1
-    const children = Array.isArray(node) ? node : Object.values(node)
-    for (const child of children) if (typeof child === "object" && child !== null) stack.push({ node: child, depth: depth + 1 })
+    const children: ReadonlyArray<unknown> = Array.isArray(node) ? node : Object.values(node)
+    size += children.length
+    if (size > VISIT_BUDGET) return { depth: limit + 1, size }
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]
+      if (typeof child === "object" && child !== null) {
+        nodes.push(child)
+        depths.push(depth + 1)
+      }
+    }
   }
-  return deepest
+  return { depth: deepest, size }
 }
+
+/**
+ * The deepest nesting of arrays and plain objects in an in-memory value, stopping once `limit` is exceeded
+ * (returns `limit + 1` then). Cycles count as too deep. Reads values like `measureValue`.
+ */
+export const valueDepth = (value: unknown, limit: number): number => measureValue(value, limit).depth
 
 /** The error text used everywhere a nesting bound is hit, so users and models see one wording. */
 export const tooDeepMessage = (what: string, limit: number): string => `${what} nested deeper than ${limit} levels`
+
+/** Throws `JsonTooDeepError` (naming `what`) when `value` nests deeper than `limit`. */
+export const assertDepth = (value: unknown, limit: number, what: string): void => {
+  if (valueDepth(value, limit) > limit) throw new JsonTooDeepError({ limit, message: tooDeepMessage(what, limit) })
+}

@@ -1,7 +1,9 @@
 import type { ToolSpec } from "../llm/request.ts"
 import { toGeminiSubsetSchema } from "./dialects/gemini.ts"
 import { toStrictSchema } from "./dialects/openai-strict.ts"
+import { DEFAULT_MAX_DOCUMENT_DEPTH, tooDeepMessage, valueDepth } from "./json-depth.ts"
 import type { JsonObject, JsonValue } from "./json-schema.ts"
+import { quote } from "./quote.ts"
 import { buildToolNameMap, ToolNameRejected, wireNameProblem, type ToolDialect } from "./tool-names.ts"
 
 /** Where a tool can be sent: the four dialects, plus Gemini's older OpenAPI-subset `parameters`. */
@@ -70,6 +72,11 @@ const lintFor = (spec: ToolSpec, target: LintTarget): Array<SchemaLint> => {
     add("error", "", "the input schema must be an object schema (type: \"object\")")
     return findings
   }
+  // The checks below recurse over the schema; a schema too deep for them is one error, found without recursion.
+  if (valueDepth(schema, DEFAULT_MAX_DOCUMENT_DEPTH) > DEFAULT_MAX_DOCUMENT_DEPTH) {
+    add("error", "", tooDeepMessage("the input schema is", DEFAULT_MAX_DOCUMENT_DEPTH))
+    return findings
+  }
   if (typeof schema["$ref"] === "string") add("warning", "", "a root $ref is not resolved by every provider")
 
   switch (target) {
@@ -87,7 +94,7 @@ const lintFor = (spec: ToolSpec, target: LintTarget): Array<SchemaLint> => {
       if (spec.description.trim() === "") add("warning", "", "Gemini documents the function description as required")
       const found: Array<{ path: string; keyword: string }> = []
       unknownKeywords(schema, GEMINI_JSON_SCHEMA_KEYWORDS, "", found)
-      for (const { path, keyword } of found) add("warning", path, `Gemini ignores keyword "${keyword}"`)
+      for (const { path, keyword } of found) add("warning", path, `Gemini ignores keyword ${quote(keyword)}`)
       break
     }
     case "gemini-subset": {

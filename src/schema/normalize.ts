@@ -1,5 +1,7 @@
 import { Data } from "effect"
+import { DEFAULT_MAX_DOCUMENT_DEPTH, tooDeepMessage, valueDepth } from "./json-depth.ts"
 import type { JsonObject, JsonSchema, JsonValue } from "./json-schema.ts"
+import { setOwn } from "./own-property.ts"
 
 /** A `$ref` points back into itself: the schema cannot be inlined, and no provider dialect accepts a cycle. */
 export class RecursiveSchemaError extends Data.TaggedError("RecursiveSchemaError")<{
@@ -11,6 +13,21 @@ export class RecursiveSchemaError extends Data.TaggedError("RecursiveSchemaError
 export class UnsupportedSchemaError extends Data.TaggedError("UnsupportedSchemaError")<{
   readonly message: string
 }> {}
+
+/**
+ * Default bound on the schema objects a normalised schema may contain once every `$ref` is inlined. Inlining is
+ * exponential in the worst case (thirty definitions each referring twice to the next make 2^30 copies), and a
+ * schema may come from a plugin over the network; real tool schemas have a few hundred nodes.
+ */
+export const DEFAULT_MAX_SCHEMA_NODES = 100_000
+
+/** Bounds for `normalizeJsonSchema`; schemas can come from plugins, so each is enforced before anything is built. */
+export interface NormalizeOptions {
+  /** Deepest nesting of the schema document, as given and once inlined. Default `DEFAULT_MAX_DOCUMENT_DEPTH` (256). */
+  readonly maxDepth?: number
+  /** Most schema objects once `$ref`s are inlined. Default `DEFAULT_MAX_SCHEMA_NODES` (100,000). */
+  readonly maxNodes?: number
+}
 
 type Node = { [key: string]: JsonValue }
 
@@ -85,7 +102,7 @@ const collapseSingle = (node: Node, keyword: "anyOf" | "oneOf"): Node => {
   if (!Array.isArray(branches) || branches.length !== 1 || !isObject(branches[0])) return node
   const only = branches[0]
   const rest: Node = {}
-  for (const [k, v] of Object.entries(node)) if (k !== keyword) rest[k] = v
+  for (const [k, v] of Object.entries(node)) if (k !== keyword) setOwn(rest, k, v)
   if (Object.keys(only).some((k) => Object.hasOwn(rest, k))) return node
   return { ...only, ...rest }
 }
@@ -105,10 +122,27 @@ const close = (node: Node): Node => {
 interface Walk {
   readonly root: JsonObject
   readonly stack: ReadonlyArray<string>
+  /** Schema levels above this node in the result (inlined `$ref` targets included). */
+  readonly depth: number
+  readonly limits: { readonly maxDepth: number; readonly maxNodes: number }
+  /** Schema objects built so far, shared by the whole walk. */
+  readonly built: { count: number }
 }
+
+const deeper = (ctx: Walk, stack: ReadonlyArray<string> = ctx.stack): Walk => ({ ...ctx, stack, depth: ctx.depth + 1 })
 
 const walk = (value: JsonValue, ctx: Walk): JsonValue => {
   if (!isObject(value)) return value
+  // Counted as the result is built, so an exponential `$ref` expansion stops at the budget, not at the heap.
+  if (++ctx.built.count > ctx.limits.maxNodes) {
+    throw new UnsupportedSchemaError({
+      message: `the schema has more than ${ctx.limits.maxNodes} subschemas once its $refs are inlined`
+    })
+  }
+  if (ctx.depth > ctx.limits.maxDepth) {
+    throw new UnsupportedSchemaError({ message: tooDeepMessage("the schema (with its $refs inlined) is", ctx.limits.maxDepth) })
+  }
+  const inner = deeper(ctx)
   let node: Node = {}
   const ref = value["$ref"]
   if (typeof ref === "string") {
@@ -118,21 +152,23 @@ const walk = (value: JsonValue, ctx: Walk): JsonValue => {
         message: `recursive $ref ${JSON.stringify(ref)}: tool argument schemas must be finite trees`
       })
     }
-    const target = walk(resolvePointer(ctx.root, ref), { root: ctx.root, stack: [...ctx.stack, ref] })
+    // A hop counts as a level: a chain of ten thousand $refs in a flat $defs would otherwise recurse unbounded.
+    const target = walk(resolvePointer(ctx.root, ref), deeper(ctx, [...ctx.stack, ref]))
     if (isObject(target)) node = { ...target }
     else if (target === false) node = { not: {} }
   }
   for (const [key, v] of Object.entries(value)) {
     if (key === "$ref" || DROPPED.has(key)) continue
-    if (SINGLE.has(key)) node[key] = walk(v, ctx)
+    // setOwn throughout: a property (or unknown keyword) named "__proto__" is a name, not a prototype.
+    if (SINGLE.has(key)) setOwn(node, key, walk(v, inner))
     else if (LIST.has(key) && Array.isArray(v)) {
-      const walked = v.map((b: JsonValue) => walk(b, ctx))
-      node[key] = key === "anyOf" || key === "oneOf" ? cleanAlternatives(walked) : walked
+      const walked = v.map((b: JsonValue) => walk(b, inner))
+      setOwn(node, key, key === "anyOf" || key === "oneOf" ? cleanAlternatives(walked) : walked)
     } else if (MAP.has(key) && isObject(v)) {
       const out: Node = {}
-      for (const [name, sub] of Object.entries(v)) out[name] = walk(sub, ctx)
-      node[key] = out
-    } else node[key] = v
+      for (const [name, sub] of Object.entries(v)) setOwn(out, name, walk(sub, inner))
+      setOwn(node, key, out)
+    } else setOwn(node, key, v)
   }
   node = collapseSingle(collapseSingle(node, "anyOf"), "oneOf")
   return close(node)
@@ -152,11 +188,21 @@ const deepFreeze = <A extends JsonValue>(value: A): A => {
  * closed (`additionalProperties: false`). A root without properties becomes the no-argument schema, which accepts
  * exactly `{}`. The author's property order is kept. The result is deeply frozen.
  *
+ * Schemas may come from plugins over the network, so the input is bounded before anything is built: its
+ * nesting (`options.maxDepth`, default 256 levels, checked iteratively) and the size of the inlined result
+ * (`options.maxNodes`, default 100,000 subschemas).
+ *
  * @throws RecursiveSchemaError when a `$ref` cycle exists.
- * @throws UnsupportedSchemaError when the root is not an object schema or a `$ref` does not resolve.
+ * @throws UnsupportedSchemaError when the root is not an object schema, a `$ref` does not resolve, or a bound is
+ *   exceeded (`schema nested deeper than 256 levels`).
  */
-export const normalizeJsonSchema = (schema: JsonSchema): JsonSchema => {
-  const walked = walk(schema, { root: schema, stack: [] })
+export const normalizeJsonSchema = (schema: JsonSchema, options?: NormalizeOptions): JsonSchema => {
+  const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DOCUMENT_DEPTH
+  const maxNodes = options?.maxNodes ?? DEFAULT_MAX_SCHEMA_NODES
+  // Data inside the schema (`default`, `enum`, `const`) is copied by reference and walked later (freezing,
+  // de-duplicating alternatives): the whole document is bounded first, without recursion.
+  if (valueDepth(schema, maxDepth) > maxDepth) throw new UnsupportedSchemaError({ message: tooDeepMessage("schema", maxDepth) })
+  const walked = walk(schema, { root: schema, stack: [], depth: 1, limits: { maxDepth, maxNodes }, built: { count: 0 } })
   if (!isObject(walked)) throw new UnsupportedSchemaError({ message: "a tool's argument schema must be an object schema" })
   const type = walked["type"] ?? ("properties" in walked ? "object" : undefined)
   if (type !== "object" && !(Object.keys(walked).length === 0)) {
@@ -168,5 +214,10 @@ export const normalizeJsonSchema = (schema: JsonSchema): JsonSchema => {
   if (!("properties" in root) && !("patternProperties" in root) && !("additionalProperties" in root)) {
     root["properties"] = {}
   }
-  return deepFreeze(close(root))
+  const result = close(root)
+  // Inlining can deepen the document past the bound even though every schema level was within it.
+  if (valueDepth(result, maxDepth) > maxDepth) {
+    throw new UnsupportedSchemaError({ message: tooDeepMessage("the schema (with its $refs inlined) is", maxDepth) })
+  }
+  return deepFreeze(result)
 }

@@ -1,4 +1,5 @@
 import type { ToolSpec } from "../llm/request.ts"
+import { isDeepFrozen } from "./canonical-json.ts"
 import { strictSchema } from "./dialects/schema-objects.ts"
 import type { JsonObject, JsonSchema } from "./json-schema.ts"
 import { anthropicTool } from "./dialects/anthropic.ts"
@@ -15,9 +16,30 @@ export const usesOpenAiStrictMode = (schema: JsonSchema): boolean => strictSchem
 
 type ToolSet = ReadonlyArray<ToolSpec>
 
-/** Per tool-set caches keyed by array identity: an unchanged tool set is the same array, so a hit is O(1). */
+/**
+ * Per tool-set caches keyed by array identity: an unchanged tool set is the same array, so a hit is O(1). Only
+ * tool sets that cannot change are cached (see `isImmutable`): a caller's plain array can be edited in place,
+ * and a cache keyed on it would keep sending the model the old tools.
+ */
 const fragments = new WeakMap<ToolSet, Map<string, string>>()
 const nameMaps = new WeakMap<ToolSet, Map<ToolDialect, ToolNameMap>>()
+
+/** Tool sets already found immutable; freezing is permanent, so the answer never changes. */
+const immutableSets = new WeakSet<ToolSet>()
+
+/**
+ * Whether nothing in the set can change: a frozen array of frozen specs with deep-frozen schemas, which is what
+ * the registry hands out (`toolDefinitionsSorted()`). Cheap for the common cases: an unfrozen array fails at
+ * once, a registry array passes through the remembered set or, the first time, through each spec's canonical
+ * (already known frozen) schema.
+ */
+const isImmutable = (tools: ToolSet): boolean => {
+  if (immutableSets.has(tools)) return true
+  if (!Object.isFrozen(tools)) return false
+  for (const spec of tools) if (!Object.isFrozen(spec) || !isDeepFrozen(spec.inputSchema)) return false
+  immutableSets.add(tools)
+  return true
+}
 
 const compareNames = (a: ToolSpec, b: ToolSpec): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
@@ -31,11 +53,13 @@ const sortedTools = (tools: ToolSet): ToolSet => {
 
 /**
  * Reversible name mapping for a tool set on one provider: `toWire(neutral)` and `fromWire(wire)`. Cached per
- * array identity. Throws `ToolNameRejected` when a name cannot be sent or two tools would collide.
+ * array identity for immutable tool sets (the registry's); built afresh for any other array. Throws
+ * `ToolNameRejected` when a name cannot be sent or two tools would collide.
  */
 export function toolNames(tools: ToolSet, dialect: ToolDialect): ToolNameMap {
   let perDialect = nameMaps.get(tools)
   if (perDialect === undefined) {
+    if (!isImmutable(tools)) return buildToolNameMap(tools.map((tool) => tool.name), dialect)
     perDialect = new Map()
     nameMaps.set(tools, perDialect)
   }
@@ -50,6 +74,7 @@ export function toolNames(tools: ToolSet, dialect: ToolDialect): ToolNameMap {
 const cached = (tools: ToolSet, key: string, build: () => string): string => {
   let perKey = fragments.get(tools)
   if (perKey === undefined) {
+    if (!isImmutable(tools)) return build()
     perKey = new Map()
     fragments.set(tools, perKey)
   }
@@ -86,8 +111,10 @@ const ENTRY: Record<Exclude<ToolDialect, "gemini">, Entry> = {
 }
 
 /**
- * JSON text of the provider's whole `tools` array value for this tool set, sorted by neutral name; cached per
- * array identity (WeakMap). An empty set gives `[]`; leaving `tools` out of the body is the caller's choice.
+ * JSON text of the provider's whole `tools` array value for this tool set, sorted by neutral name. Cached per
+ * array identity (WeakMap) when the set is immutable — a frozen array of frozen specs with frozen schemas, as
+ * `toolDefinitionsSorted()` returns; any other array is serialised on every call, so editing it in place is
+ * always seen. An empty set gives `[]`; leaving `tools` out of the body is the caller's choice.
  * Throws `ToolNameRejected` when a name cannot be sent.
  */
 export function toolsFragment(tools: ToolSet, dialect: ToolDialect): string {

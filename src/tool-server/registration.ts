@@ -5,7 +5,8 @@ import type { ToolDefinition } from "../tool/tool.ts"
 import { describeThrown } from "../tool/tool-constructors.ts"
 import { ToolMeta } from "../tool/tool-meta.ts"
 import type { ToolServerHandle } from "./tool-server.ts"
-import { type ToolEntry, type ToolRegistry, executionError, registryOf } from "./tool-server.ts"
+import { DEFAULT_TOOL_OUTPUT_BYTES } from "../tool/output-limit.ts"
+import { type ToolEntry, type ToolRegistry, executionError, outputText, registryOf } from "./tool-server.ts"
 import { DuplicateName, RegistrationFailed } from "./tool-server-error.ts"
 
 export interface RegistrationOptions {
@@ -43,8 +44,10 @@ const instantiate = (definition: ToolDefinition): ToolEntry => {
     throw new RegistrationFailed({ name: meta.name, message: `tool "${meta.name}" has no execute function` })
   }
   const spec: ToolSpec = Object.freeze({ name: meta.name, description: meta.descriptionText, inputSchema: meta.schema })
-  const fail = (thrown: unknown): Promise<never> => Promise.reject(executionError(meta.name, thrown))
-  return Object.freeze({ meta, tool: tool as ToolEntry["tool"], spec, fail })
+  const maxBytes = meta.maxOutputBytes ?? DEFAULT_TOOL_OUTPUT_BYTES
+  const fail = (thrown: unknown): Promise<never> => Promise.reject(executionError(meta.name, thrown, maxBytes))
+  const limit = (output: unknown): string => outputText(output, maxBytes)
+  return Object.freeze({ meta, tool: tool as ToolEntry["tool"], spec, fail, limit })
 }
 
 const dialectOf = (target: LintTarget): ToolDialect => (target === "gemini-subset" ? "gemini" : target)

@@ -14,25 +14,51 @@ export class RegistrationFailed extends Data.TaggedError("RegistrationFailed")<{
   readonly lint?: ReadonlyArray<SchemaLint>
 }> {}
 
+/**
+ * Call errors built by the constructors below. `isToolCallError` runs on whatever a tool rejects with, so it
+ * must not read `_tag` (a throwing getter, a hostile Proxy): `WeakSet.has` runs no user code and cannot be forged.
+ */
+const genuine = new WeakSet<object>()
+
 /** No tool of that name is registered. */
-export class ToolNotFound extends Data.TaggedError("ToolNotFound")<{ readonly name: string; readonly message: string }> {}
+export class ToolNotFound extends Data.TaggedError("ToolNotFound")<{ readonly name: string; readonly message: string }> {
+  constructor(props: { readonly name: string; readonly message: string }) {
+    super(props)
+    genuine.add(this)
+  }
+}
 
 /** The tool ran and failed; `error` is its `ToolError` (its message is what the model should read). */
 export class ToolExecution extends Data.TaggedError("ToolExecution")<{
   readonly name: string
   readonly error: ToolError
   readonly message: string
-}> {}
+}> {
+  constructor(props: { readonly name: string; readonly error: ToolError; readonly message: string }) {
+    super(props)
+    genuine.add(this)
+  }
+}
 
 /** The per-call deadline passed. The tool's signal was aborted; its late result, if any, is discarded. */
 export class ToolTimeout extends Data.TaggedError("ToolTimeout")<{
   readonly name: string
   readonly afterMs: number
   readonly message: string
-}> {}
+}> {
+  constructor(props: { readonly name: string; readonly afterMs: number; readonly message: string }) {
+    super(props)
+    genuine.add(this)
+  }
+}
 
 /** The caller's signal aborted the call. The tool was told through its signal and not awaited further. */
-export class ToolCancelled extends Data.TaggedError("ToolCancelled")<{ readonly name: string; readonly message: string }> {}
+export class ToolCancelled extends Data.TaggedError("ToolCancelled")<{ readonly name: string; readonly message: string }> {
+  constructor(props: { readonly name: string; readonly message: string }) {
+    super(props)
+    genuine.add(this)
+  }
+}
 
 /** What `callTool` can fail with. */
 export type ToolCallError = ToolNotFound | ToolExecution | ToolTimeout | ToolCancelled
@@ -42,7 +68,5 @@ export type ToolRegistrationError = DuplicateName | RegistrationFailed
 
 export type ToolServerError = ToolCallError | ToolRegistrationError
 
-const CALL_TAGS: ReadonlySet<string> = new Set(["ToolNotFound", "ToolExecution", "ToolTimeout", "ToolCancelled"])
-
-export const isToolCallError = (u: unknown): u is ToolCallError =>
-  typeof u === "object" && u !== null && CALL_TAGS.has((u as { _tag?: string })._tag ?? "")
+/** True for the call errors this package builds; never throws, whatever `u` is (a look-alike is not one). */
+export const isToolCallError = (u: unknown): u is ToolCallError => typeof u === "object" && u !== null && genuine.has(u)

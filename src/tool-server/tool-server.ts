@@ -2,9 +2,12 @@ import { Effect } from "effect"
 import type { ToolSpec } from "../llm/request.ts"
 import { type ToolDialect, wireSpelling } from "../schema/tool-names.ts"
 import type { Tool } from "../tool/tool.ts"
+import { whenAborted } from "../tool/abort-watch.ts"
+import { describeThrown } from "../tool/describe-thrown.ts"
+import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit, limitOutput } from "../tool/output-limit.ts"
 import { toToolError } from "../tool/tool-constructors.ts"
+import { ExecutionFailed, Internal, InvalidArgument, type ToolError } from "../tool/tool-error.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
-import { whenAborted } from "./abort-watch.ts"
 import {
   type ToolCallError,
   ToolCancelled,
@@ -21,6 +24,8 @@ export interface ToolEntry {
   readonly spec: ToolSpec
   /** Maps a tool's failure to `ToolExecution`; built once per entry so the hot path creates no closure. */
   readonly fail: (thrown: unknown) => Promise<never>
+  /** Caps a tool's output at its own limit (or the default); built once per entry, like `fail`. */
+  readonly limit: (output: unknown) => string
 }
 
 /**
@@ -72,8 +77,16 @@ export interface CallToolOptions {
   readonly callId?: string
   /** Cancels the call: the tool's own signal aborts and the call fails with `ToolCancelled` without waiting. */
   readonly signal?: AbortSignal
-  /** Deadline for this call in milliseconds: `ToolTimeout` when it passes, whether or not the tool stops. */
+  /**
+   * Deadline for this call in milliseconds: `ToolTimeout` when it passes. Hard only for tools that stop when
+   * their signal aborts (or run isolated, `llm-worker/isolated`); see the guide for what a busy loop does.
+   */
   readonly timeoutMs?: number
+  /**
+   * Cap in UTF-8 bytes on the output or error text, for a tool that declares none of its own
+   * (`ToolMeta.outputLimit`). Default 100 KiB; `Infinity` for none.
+   */
+  readonly maxOutputBytes?: number
 }
 
 const NEVER_ABORTED: AbortSignal = new AbortController().signal
@@ -141,16 +154,16 @@ export class ToolServerHandle {
     const entry = this.#registry.entries.get(name)
     if (entry === undefined) return Promise.reject(new ToolNotFound({ name, message: `unknown tool "${name}"` }))
     const callId = options?.callId ?? `local_${++localCallCounter}`
-    if (options?.signal === undefined && options?.timeoutMs === undefined) {
+    if (options?.signal === undefined && options?.timeoutMs === undefined && options?.maxOutputBytes === undefined) {
       // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
       try {
         // Promise.resolve: a tool written in plain JavaScript may return a bare string (free for a native promise).
         return Promise.resolve(entry.tool.execute(argumentsJson, { callId, signal: NEVER_ABORTED, meta: entry.meta })).then(
-          undefined,
+          entry.limit,
           entry.fail
         )
       } catch (thrown) {
-        return Promise.reject(executionError(name, thrown))
+        return entry.fail(thrown)
       }
     }
     return callGuarded(entry, callId, argumentsJson, options)
@@ -164,14 +177,48 @@ export class ToolServerHandle {
   ): Effect.Effect<string, ToolCallError> {
     return Effect.tryPromise({
       try: (signal) => this.callTool(name, argumentsJson, { ...options, signal }),
-      catch: (thrown) => (isToolCallError(thrown) ? thrown : executionError(name, thrown))
+      catch: (thrown) => (isToolCallError(thrown) ? thrown : executionError(name, thrown, this.getTool(name)?.meta.maxOutputBytes))
     })
   }
 }
 
-export const executionError = (name: string, thrown: unknown): ToolExecution => {
-  const error = toToolError(thrown)
+/** The same variant with a capped message: the 50 MiB message of a failing tool is not kept anywhere. */
+const capped = (error: ToolError, maxBytes: number): ToolError => {
+  const message = limitOutput(error.message, maxBytes)
+  if (message === error.message) return error
+  return error._tag === "InvalidArgument"
+    ? new InvalidArgument({ message })
+    : error._tag === "Internal"
+      ? new Internal({ message })
+      : new ExecutionFailed({ message })
+}
+
+/** Whatever a tool failed with, as a `ToolExecution` whose message fits `maxBytes`. Never throws. */
+export const executionError = (name: string, thrown: unknown, maxBytes: number = DEFAULT_TOOL_OUTPUT_BYTES): ToolExecution => {
+  const error = capped(toToolError(thrown), maxBytes)
   return new ToolExecution({ name, error, message: error.message })
+}
+
+/** A tool's resolved value as capped text. `Tool` promises a string; plain JavaScript may resolve anything. */
+export const outputText = (output: unknown, maxBytes: number): string =>
+  limitOutput(typeof output === "string" ? output : describeThrown(output, Number.MAX_SAFE_INTEGER), maxBytes)
+
+/** The cap for one call: the tool's own, else the caller's, else the default. */
+const effectiveLimit = (meta: ToolMeta, requested: number | undefined): number =>
+  meta.maxOutputBytes ?? (requested === undefined ? DEFAULT_TOOL_OUTPUT_BYTES : checkOutputLimit(requested, "maxOutputBytes"))
+
+/** A rejection from a tool passes through only if it is one of our call errors and small enough to keep. */
+const asCallError = (name: string, thrown: unknown, maxBytes: number): ToolCallError => {
+  if (isToolCallError(thrown)) {
+    try {
+      // Read once, guarded: even a genuine instance may have had `message` redefined as a throwing getter.
+      const message: unknown = thrown.message
+      if (typeof message === "string" && limitOutput(message, maxBytes) === message) return thrown
+    } catch {
+      // described below like any other value
+    }
+  }
+  return executionError(name, thrown, maxBytes)
 }
 
 /**
@@ -181,6 +228,12 @@ export const executionError = (name: string, thrown: unknown): ToolExecution => 
 const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, options: CallToolOptions): Promise<string> => {
   const name = entry.meta.name
   const outer = options.signal
+  let maxBytes: number
+  try {
+    maxBytes = effectiveLimit(entry.meta, options.maxOutputBytes)
+  } catch (thrown) {
+    return Promise.reject(executionError(name, new Internal({ message: describeThrown(thrown) })))
+  }
   const cancelled = (): ToolCancelled => new ToolCancelled({ name, message: `call to "${name}" was cancelled` })
   if (outer?.aborted) return Promise.reject(cancelled())
   return new Promise<string>((resolve, reject) => {
@@ -214,19 +267,19 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
       running = Promise.resolve(entry.tool.execute(argumentsJson, { callId, signal, meta: entry.meta }))
     } catch (thrown) {
       finish()
-      reject(executionError(name, thrown))
+      reject(executionError(name, thrown, maxBytes))
       return
     }
     // After a timeout or cancel the promise is already settled; a tool that ignored its signal and settles
     // late lands here harmlessly instead of as an unhandled rejection.
     running.then(
-      (output) => {
+      (output: unknown) => {
         finish()
-        resolve(output)
+        resolve(outputText(output, maxBytes))
       },
       (thrown: unknown) => {
         finish()
-        reject(isToolCallError(thrown) ? thrown : executionError(name, thrown))
+        reject(asCallError(name, thrown, maxBytes))
       }
     )
   })

@@ -16,6 +16,12 @@ export interface ToolConfig<S extends ArgumentSchema, State> {
   /** Creates the tool's own state; runs exactly once per registration (the factory call), never lazily. */
   readonly state?: () => State
   /**
+   * Cap, in UTF-8 bytes, on one call's output or error text sent to the model (at least 256, or `Infinity`);
+   * longer text is cut with a marker saying how much was dropped. The Worker's `maxToolOutputBytes` (default
+   * 100 KiB) when omitted.
+   */
+  readonly maxOutputBytes?: number
+  /**
    * Receives the decoded, typed arguments. Strings are returned to the model as they are, anything else as
    * JSON. Fail by throwing, rejecting, failing the Effect, or returning `toolFailure(message)`.
    */
@@ -50,7 +56,7 @@ const decodeArguments = <A>(codec: ArgumentCodec<A>, argumentsJson: string): Dec
 }
 
 const decodedValue = <A>(result: DecodeResult<A>): A => {
-  if (!result.ok) throw new InvalidArgument({ message: formatIssues(result.issues) })
+  if (!result.ok) throw new InvalidArgument({ message: formatIssues(result) })
   return result.value
 }
 
@@ -112,7 +118,8 @@ export function defineTool<S extends ArgumentSchema = NoArguments, State = undef
   config: ToolConfig<S, State>
 ): TypedToolDefinition<InferArguments<S>> {
   const codec = makeArgumentCodec((config.parameters ?? NO_ARGUMENTS) as S)
-  const meta = ToolMeta.make(config.name).description(config.description).inputSchema(codec.jsonSchema)
+  const described = ToolMeta.make(config.name).description(config.description).inputSchema(codec.jsonSchema)
+  const meta = config.maxOutputBytes === undefined ? described : described.outputLimit(config.maxOutputBytes)
   const execute = config.execute
   const factory = (): readonly [ToolMeta, Tool] => {
     const state = config.state === undefined ? (undefined as State) : config.state()

@@ -1,13 +1,35 @@
 import { Data } from "effect"
 
+/**
+ * Instances built by the constructors below. Recognising a `ToolError` by this set rather than by `instanceof`
+ * or `_tag` matters on the rejection path: `instanceof` runs a Proxy's getPrototypeOf trap and `_tag` a getter,
+ * either of which a hostile tool can make throw; `WeakSet.has` runs no user code and no Proxy can forge it.
+ */
+const genuine = new WeakSet<object>()
+
 /** The arguments could not be decoded: malformed JSON, not an object, or a schema violation. */
-export class InvalidArgument extends Data.TaggedError("InvalidArgument")<{ readonly message: string }> {}
+export class InvalidArgument extends Data.TaggedError("InvalidArgument")<{ readonly message: string }> {
+  constructor(props: { readonly message: string }) {
+    super(props)
+    genuine.add(this)
+  }
+}
 
 /** The tool ran and failed (a thrown error, a rejected promise, a failed Effect). */
-export class ExecutionFailed extends Data.TaggedError("ExecutionFailed")<{ readonly message: string }> {}
+export class ExecutionFailed extends Data.TaggedError("ExecutionFailed")<{ readonly message: string }> {
+  constructor(props: { readonly message: string }) {
+    super(props)
+    genuine.add(this)
+  }
+}
 
 /** A defect inside the tool machinery rather than in the tool's own work. */
-export class Internal extends Data.TaggedError("Internal")<{ readonly message: string }> {}
+export class Internal extends Data.TaggedError("Internal")<{ readonly message: string }> {
+  constructor(props: { readonly message: string }) {
+    super(props)
+    genuine.add(this)
+  }
+}
 
 /**
  * What a tool can fail with. Every variant carries a `message` written for the model: it is sent back as the
@@ -19,6 +41,6 @@ export const ToolError = {
   InvalidArgument: (message: string): ToolError => new InvalidArgument({ message }),
   ExecutionFailed: (message: string): ToolError => new ExecutionFailed({ message }),
   Internal: (message: string): ToolError => new Internal({ message }),
-  is: (u: unknown): u is ToolError =>
-    u instanceof InvalidArgument || u instanceof ExecutionFailed || u instanceof Internal
+  /** True for values built by these constructors (or subclasses); never throws, whatever `u` is. */
+  is: (u: unknown): u is ToolError => typeof u === "object" && u !== null && genuine.has(u)
 } as const

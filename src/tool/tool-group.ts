@@ -53,12 +53,14 @@ export function toolGroup<T extends object, const M extends { readonly [K in key
     const config = (methods as Record<string, MethodToolConfig<ArgumentSchema>>)[key] as MethodToolConfig<ArgumentSchema>
     const method = (target as Record<string, unknown>)[key]
     if (typeof method !== "function") throw new TypeError(`toolGroup: "${key}" is not a method of the target`)
-    out[key] = defineTool({
+    const definition = defineTool({
       name: config.name ?? key,
       description: config.description,
       ...(config.parameters === undefined ? {} : { parameters: config.parameters }),
       execute: (args: unknown, context: ToolContext) => (method as (a: unknown, c: ToolContext) => unknown).call(target, args, context)
     }) as TypedToolDefinition<unknown>
+    // defineProperty, not assignment: a method named "__proto__" must become a tool, not the result's prototype.
+    Object.defineProperty(out, key, { value: definition, enumerable: true, writable: true, configurable: true })
   }
   return Object.freeze(out) as { readonly [K in keyof M]: TypedToolDefinition<ArgsOf<M[K]>> }
 }

@@ -2,6 +2,7 @@ import { Data, Equal, Hash } from "effect"
 import { canonicalSchema } from "../schema/canonical-json.ts"
 import { NEUTRAL_TOOL_NAME } from "../schema/tool-names.ts"
 import type { JsonSchema, JsonValue } from "../schema/json-schema.ts"
+import { checkOutputLimit } from "./output-limit.ts"
 
 /** The widest tool-name rule any provider accepts; narrower provider rules are applied per provider. */
 export const TOOL_NAME_PATTERN = NEUTRAL_TOOL_NAME
@@ -42,11 +43,17 @@ export class ToolMeta implements Equal.Equal {
   readonly name: string
   readonly descriptionText: string
   readonly schema: JsonSchema
+  /**
+   * This tool's own cap on the UTF-8 bytes of one call's output or error text sent to the model (marker
+   * included); `undefined` means the caller's default (the Worker's `maxToolOutputBytes`, else 100 KiB).
+   */
+  readonly maxOutputBytes: number | undefined
 
-  private constructor(name: string, description: string, schema: JsonSchema) {
+  private constructor(name: string, description: string, schema: JsonSchema, maxOutputBytes: number | undefined) {
     this.name = name
     this.descriptionText = description
     this.schema = schema
+    this.maxOutputBytes = maxOutputBytes
     Object.freeze(this)
   }
 
@@ -61,12 +68,12 @@ export class ToolMeta implements Equal.Equal {
         message: `invalid tool name ${JSON.stringify(name)}: expected 1-64 characters from [A-Za-z0-9_.-]`
       })
     }
-    return new ToolMeta(name, "", EMPTY_OBJECT_SCHEMA)
+    return new ToolMeta(name, "", EMPTY_OBJECT_SCHEMA, undefined)
   }
 
   /** A copy with this description. */
   description(text: string): ToolMeta {
-    return new ToolMeta(this.name, text, this.schema)
+    return new ToolMeta(this.name, text, this.schema, this.maxOutputBytes)
   }
 
   /**
@@ -75,13 +82,23 @@ export class ToolMeta implements Equal.Equal {
    * built from it serialises without reordering.
    */
   inputSchema(schema: JsonSchema): ToolMeta {
-    return new ToolMeta(this.name, this.descriptionText, canonicalSchema(schema))
+    return new ToolMeta(this.name, this.descriptionText, canonicalSchema(schema), this.maxOutputBytes)
+  }
+
+  /**
+   * A copy with this output cap in UTF-8 bytes (at least 256; `Infinity` for none). Longer output or error text
+   * is cut on a character boundary and ends with a marker saying how many bytes were dropped.
+   * @throws RangeError for anything else.
+   */
+  outputLimit(maxBytes: number): ToolMeta {
+    return new ToolMeta(this.name, this.descriptionText, this.schema, checkOutputLimit(maxBytes, "outputLimit"))
   }
 
   equals(that: ToolMeta): boolean {
     return (
       this.name === that.name &&
       this.descriptionText === that.descriptionText &&
+      this.maxOutputBytes === that.maxOutputBytes &&
       jsonEquals(this.schema, that.schema)
     )
   }

@@ -1,7 +1,8 @@
 import { Effect } from "effect"
-import { describeThrown } from "../tool/tool-constructors.ts"
 import type { HookFn, HookInput, HookPoint, HookResult } from "./hooks.ts"
 import { raceAbort } from "./cancellation.ts"
+import { describeSafely } from "./describe-safely.ts"
+import { ownResult } from "./hook-results.ts"
 import { Cancelled, HookFailed } from "./worker-error.ts"
 
 /** The result tags each point accepts at run time (plain JS can return anything). */
@@ -72,17 +73,12 @@ export class HookRegistry {
     step: (result: HookResult<P>) => ChainStep = () => "stop"
   ): Promise<HookResult<P> | undefined> {
     for (const hook of [...(this.#hooks[point] as Array<HookFn<P>>)]) {
-      const result = await invoke(point, hook, input(), signal)
-      if (result === undefined) continue
-      const tag = typeof result === "object" && result !== null ? (result as { _tag?: unknown })._tag : undefined
-      if (typeof tag !== "string" || !ACCEPTED[point].has(tag)) {
-        throw new HookFailed({
-          point,
-          message: `${point} hook returned ${describeResult(result)}, which is not a ${point} result`,
-          cause: result
-        })
-      }
-      if (PASS_THROUGH.has(tag)) continue
+      const produced = await invoke(point, hook, input(), signal)
+      if (produced === undefined) continue
+      // What plain JavaScript returned is read once, here, into a frozen copy of the fields its tag defines:
+      // a getter that throws, a Proxy or a wrongly typed field is this hook's failure, not a worker defect later.
+      const result = ownResult(point, produced, ACCEPTED[point])
+      if (PASS_THROUGH.has(result._tag)) continue
       if (step(result as HookResult<P>) === "stop") return result as HookResult<P>
     }
     return undefined
@@ -107,15 +103,6 @@ export class HookRegistry {
 /** How long one OnAbort observer may take before the run ends without waiting for it. */
 const ON_ABORT_BUDGET_MS = 5_000
 
-const describeResult = (result: unknown): string => {
-  if (typeof result === "object" && result !== null && "_tag" in result) return `"${String(result._tag)}"`
-  try {
-    return JSON.stringify(result) ?? String(result)
-  } catch {
-    return String(result)
-  }
-}
-
 const invoke = async <P extends HookPoint>(
   point: P,
   hook: HookFn<P>,
@@ -136,11 +123,20 @@ const invoke = async <P extends HookPoint>(
   try {
     return await raceAbort(pending, signal, cancelled)
   } catch (thrown) {
-    throw thrown instanceof Cancelled ? thrown : hookFailed(point, thrown)
+    throw isInstance(thrown, Cancelled) ? thrown : hookFailed(point, thrown)
+  }
+}
+
+/** `instanceof` that cannot throw (it would on a revoked Proxy, through its prototype trap). */
+const isInstance = <C extends abstract new (...args: never) => unknown>(value: unknown, c: C): value is InstanceType<C> => {
+  try {
+    return value instanceof c
+  } catch {
+    return false
   }
 }
 
 const hookFailed = (point: HookPoint, thrown: unknown): HookFailed =>
-  thrown instanceof HookFailed
+  isInstance(thrown, HookFailed)
     ? thrown
-    : new HookFailed({ point, message: `${point} hook failed: ${describeThrown(thrown)}`, cause: thrown })
+    : new HookFailed({ point, message: `${point} hook failed: ${describeSafely(thrown)}`, cause: thrown })

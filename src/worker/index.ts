@@ -1,5 +1,11 @@
 /** The worker layer's public names. */
-export { Worker, MutableWorker, CacheLockedWorker } from "./worker.ts"
+export {
+  Worker,
+  MutableWorker,
+  CacheLockedWorker,
+  DEFAULT_MAX_PARALLEL_TOOLS,
+  DEFAULT_MAX_CALLS_PER_RESPONSE
+} from "./worker.ts"
 export type { WorkerOptions, RunOptions, LockOptions, RunResult } from "./worker.ts"
 export {
   Hook,
@@ -38,7 +44,9 @@ export type {
   PostToolCallResult,
   TurnEndResult
 } from "./hooks.ts"
-export type { Subscriber, WorkerEvent, WorkerEventOf } from "./subscriber.ts"
+export type { Subscriber, WorkerEvent, WorkerEventOf, EventsOptions } from "./subscriber.ts"
+export { DEFAULT_MAX_BUFFERED_EVENTS, DEFAULT_MAX_BUFFERED_CHARS } from "./subscriber.ts"
+export { InvalidItem } from "./owned-items.ts"
 export type { CacheReport, LockedPrefix } from "./cache-lock.ts"
 export type { ToolOutcome, ToolResultStatus } from "./tool-outcome.ts"
 export {
@@ -52,6 +60,8 @@ export {
   MaxTurnsExceeded,
   CacheLockViolation,
   WorkerDefect,
+  CallsPending,
+  EventBufferOverflow,
   isWorkerError
 } from "./worker-error.ts"
 export type { WorkerError } from "./worker-error.ts"

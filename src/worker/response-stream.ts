@@ -1,15 +1,20 @@
 import type { Event } from "../llm/event.ts"
+import type { Item } from "../llm/item.ts"
 import type { Request } from "../llm/request.ts"
 import { type AssistantResponse, ResponseCollector } from "../timeline/assistant-response.ts"
 import { describeIssue } from "../timeline/protocol-issue.ts"
 import { Timeline } from "../timeline/timeline.ts"
+import { takenCallIds, uniqueCallIds } from "./call-ids.ts"
 import { childController, raceAbort } from "./cancellation.ts"
+import { ownItem } from "./owned-items.ts"
 import type { StreamHookResult } from "./hooks.ts"
 import type { WorkerCore } from "./worker-core.ts"
 import { Cancelled, HookAborted } from "./worker-error.ts"
 
 export interface StreamedResponse {
   readonly response: AssistantResponse
+  /** The response's items as they enter history: owned (frozen) and with every call id unique in the history. */
+  readonly items: ReadonlyArray<Item>
   readonly eventCount: number
 }
 
@@ -103,12 +108,17 @@ export const streamResponse = async (
   const response = collector.result()
   // A malformed stream costs only the broken event or block; the UI is told what was dropped.
   for (const issue of response.issues) core.hub.emit({ type: "warning", message: `stream protocol issue: ${describeIssue(issue)}` })
+  const raw = response.items
+  const items = uniqueCallIds(raw, takenCallIds(core.history), core.client.scheme).map((item) => ownItem(item))
+  // Subscribers see each call under the id it has in history (and in its tool_result), not the wire id.
+  const asStored = new Map<Item, Item>(raw.map((item, at) => [item, items[at] as Item]))
   for (const block of collector.toolCalls.blocks) {
-    core.hub.emit({ type: "tool_call_completed", turn, index: block.index, call: block.call })
+    const call = asStored.get(block.call)
+    core.hub.emit({ type: "tool_call_completed", turn, index: block.index, call: call?.type === "function_call" ? call : block.call })
   }
   if (core.hooks.has("OnStreamComplete")) {
     const input = { turn, eventCount, usage: response.usage }
     decide("OnStreamComplete", await core.hooks.run("OnStreamComplete", () => input, runSignal))
   }
-  return { response, eventCount }
+  return { response, items, eventCount }
 }

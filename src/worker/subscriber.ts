@@ -3,8 +3,8 @@ import type { BlockDelta, BlockMeta, StopReason, Usage } from "../llm/event.ts"
 import type { FunctionCallItem } from "../llm/item.ts"
 import type { CacheReport } from "./cache-lock.ts"
 import type { ToolOutcome } from "./tool-outcome.ts"
-import type { WorkerError } from "./worker-error.ts"
-import { describeThrown } from "../tool/tool-constructors.ts"
+import { EventBufferOverflow, type WorkerError } from "./worker-error.ts"
+import { describeSafely } from "./describe-safely.ts"
 
 /**
  * The UI-facing view of a worker. Block events carry the block's index (its scope) and its ordinal (position in
@@ -50,34 +50,62 @@ export interface Subscriber {
   readonly onWarning?: (event: WorkerEventOf<"warning">) => void
 }
 
-type Handlers = { readonly [T in WorkerEvent["type"]]: (s: Subscriber, e: WorkerEventOf<T>) => void }
-
-const HANDLERS: Handlers = {
-  turn_start: (s, e) => s.onTurnStart?.(e),
-  turn_end: (s, e) => s.onTurnEnd?.(e),
-  block_start: (s, e) => s.onBlockStart?.(e),
-  block_delta: (s, e) => {
-    s.onBlockDelta?.(e)
-    if (e.delta.kind === "text") s.onText?.(e.delta.text, e)
-  },
-  block_stop: (s, e) => s.onBlockStop?.(e),
-  block_abort: (s, e) => s.onBlockAbort?.(e),
-  text_completed: (s, e) => s.onTextCompleted?.(e),
-  tool_call_completed: (s, e) => s.onToolCallCompleted?.(e),
-  tool_result: (s, e) => s.onToolResult?.(e),
-  usage: (s, e) => s.onUsage?.(e),
-  status: (s, e) => s.onStatus?.(e),
-  error: (s, e) => s.onError?.(e),
-  cache_report: (s, e) => s.onCacheReport?.(e),
-  warning: (s, e) => s.onWarning?.(e)
+/** `track` receives what a callback returned, so a promise from an async subscriber can be caught. */
+type Handlers = {
+  readonly [T in WorkerEvent["type"]]: (s: Subscriber, e: WorkerEventOf<T>, track: (returned: unknown) => void) => void
 }
 
+const HANDLERS: Handlers = {
+  turn_start: (s, e, track) => track(s.onTurnStart?.(e)),
+  turn_end: (s, e, track) => track(s.onTurnEnd?.(e)),
+  block_start: (s, e, track) => track(s.onBlockStart?.(e)),
+  block_delta: (s, e, track) => {
+    track(s.onBlockDelta?.(e))
+    if (e.delta.kind === "text") track(s.onText?.(e.delta.text, e))
+  },
+  block_stop: (s, e, track) => track(s.onBlockStop?.(e)),
+  block_abort: (s, e, track) => track(s.onBlockAbort?.(e)),
+  text_completed: (s, e, track) => track(s.onTextCompleted?.(e)),
+  tool_call_completed: (s, e, track) => track(s.onToolCallCompleted?.(e)),
+  tool_result: (s, e, track) => track(s.onToolResult?.(e)),
+  usage: (s, e, track) => track(s.onUsage?.(e)),
+  status: (s, e, track) => track(s.onStatus?.(e)),
+  error: (s, e, track) => track(s.onError?.(e)),
+  cache_report: (s, e, track) => track(s.onCacheReport?.(e)),
+  warning: (s, e, track) => track(s.onWarning?.(e))
+}
+
+/** Bounds of one `events()` iterator's buffer of unread events. */
+export interface EventsOptions {
+  /** Unread events held before the iterator overflows (default 10,000). */
+  readonly maxBufferedEvents?: number
+  /** Unread characters of block deltas (text, reasoning, argument fragments) held before it overflows (default 4 Mi). */
+  readonly maxBufferedChars?: number
+}
+
+export const DEFAULT_MAX_BUFFERED_EVENTS = 10_000
+export const DEFAULT_MAX_BUFFERED_CHARS = 4 * 1024 * 1024
+
+type Entry = { readonly subscriber: Subscriber }
+
+/** A thenable's `then`, read without trusting the value (a Proxy or getter may throw; the caller catches). */
+const thenOf = (value: unknown): ((onFulfilled: undefined, onRejected: (reason: unknown) => void) => unknown) | undefined => {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return undefined
+  const then: unknown = (value as { then?: unknown }).then
+  return typeof then === "function" ? (then.bind(value) as never) : undefined
+}
+
+/** The characters an event holds that a consumer has not seen elsewhere: only deltas are new text. */
+const deltaChars = (event: WorkerEvent): number =>
+  event.type === "block_delta" ? (event.delta.kind === "input_json" ? event.delta.json.length : event.delta.text.length) : 0
+
 /**
- * Fans worker events out to subscribers. A subscriber that throws misses only that one delivery and the others
- * get a warning saying so: a UI bug must not break the run it is watching, nor go unnoticed.
+ * Fans worker events out to subscribers. A subscriber that throws, or whose returned promise rejects, misses
+ * only that one delivery and the other subscribers get a warning saying so: a UI bug must not break the run it
+ * is watching, nor go unnoticed, nor surface later as an unhandled rejection that ends the process.
  */
 export class SubscriberHub {
-  readonly #subscribers = new Set<{ readonly subscriber: Subscriber }>()
+  readonly #subscribers = new Set<Entry>()
 
   subscribe(subscriber: Subscriber): () => void {
     // An entry per subscription, so the same object can be subscribed twice and unsubscribed independently; the
@@ -90,53 +118,99 @@ export class SubscriberHub {
   }
 
   emit(event: WorkerEvent): void {
-    for (const { subscriber } of [...this.#subscribers]) {
+    for (const entry of [...this.#subscribers]) {
+      const { subscriber } = entry
+      const failed = (thrown: unknown): void => {
+        // Warnings are not re-reported: a subscriber failing on every warning would otherwise loop forever.
+        if (event.type !== "warning") this.#warn(`a subscriber threw on "${event.type}": ${describeSafely(thrown)}`, entry)
+      }
       try {
-        subscriber.onEvent?.(event)
-        ;(HANDLERS[event.type] as (s: Subscriber, e: WorkerEvent) => void)(subscriber, event)
+        // Subscribers are typed as returning nothing, but an async function is assignable to that type: its
+        // promise is caught here, and its rejection reported like a synchronous throw.
+        const track = (returned: unknown): void => void thenOf(returned)?.(undefined, failed)
+        track(subscriber.onEvent?.(event))
+        ;(HANDLERS[event.type] as (s: Subscriber, e: WorkerEvent, t: typeof track) => void)(subscriber, event, track)
       } catch (thrown) {
-        // The run goes on (see the class comment), but the failure is said once, to every subscriber.
-        if (event.type !== "warning") {
-          this.emit({ type: "warning", message: `a subscriber threw on "${event.type}": ${describeThrown(thrown)}` })
-        }
+        failed(thrown)
+      }
+    }
+  }
+
+  /** A warning to every subscriber except the one it is about. */
+  #warn(message: string, except: Entry): void {
+    const event: WorkerEvent = { type: "warning", message }
+    for (const entry of [...this.#subscribers]) {
+      if (entry === except) continue
+      try {
+        const a: unknown = entry.subscriber.onEvent?.(event)
+        const b: unknown = entry.subscriber.onWarning?.(event)
+        // A rejection of a warning delivery is swallowed: reporting it would be another warning.
+        for (const returned of [a, b]) thenOf(returned)?.(undefined, () => undefined)
+      } catch {
+        // As above: a subscriber that fails on a warning is not reported again.
       }
     }
   }
 
   /**
    * Events as an async iterable. Subscribes when iteration starts and unsubscribes when the loop exits (break,
-   * return, throw). Events are buffered, so a slow consumer sees every event in order.
+   * return, throw). Unread events are buffered so a slow consumer sees every event in order — up to a bound:
+   * past it the iterator stops collecting, yields what it holds, then throws `EventBufferOverflow` where the
+   * loss begins. Memory stays bounded for a consumer that never reads, and no event is silently missing.
    */
-  events(): AsyncIterable<WorkerEvent> {
-    return { [Symbol.asyncIterator]: () => this.#iterator() }
+  events(options?: EventsOptions): AsyncIterable<WorkerEvent> {
+    const bounds = {
+      events: positive(options?.maxBufferedEvents, DEFAULT_MAX_BUFFERED_EVENTS, "maxBufferedEvents"),
+      chars: positive(options?.maxBufferedChars, DEFAULT_MAX_BUFFERED_CHARS, "maxBufferedChars")
+    }
+    return { [Symbol.asyncIterator]: () => this.#iterator(bounds) }
   }
 
-  /** Events as an Effect `Stream`; interrupting the stream unsubscribes. */
-  stream(): Stream.Stream<WorkerEvent> {
-    return Stream.fromAsyncIterable(this.events(), (thrown) => {
+  /** Events as an Effect `Stream`; interrupting the stream unsubscribes. Fails with the iterator's overflow. */
+  stream(options?: EventsOptions): Stream.Stream<WorkerEvent, EventBufferOverflow> {
+    return Stream.fromAsyncIterable(this.events(options), (thrown) => {
+      if (thrown instanceof EventBufferOverflow) return thrown
       throw thrown
     })
   }
 
-  #iterator(): AsyncIterator<WorkerEvent> {
+  #iterator(bounds: { readonly events: number; readonly chars: number }): AsyncIterator<WorkerEvent> {
     const buffer: Array<WorkerEvent> = []
+    let head = 0
+    let chars = 0
     let wake: ((result: IteratorResult<WorkerEvent>) => void) | undefined
     let done = false
+    let overflow: EventBufferOverflow | undefined
     const unsubscribe = this.subscribe({
       onEvent: (event) => {
-        if (wake === undefined) {
-          buffer.push(event)
+        if (wake !== undefined) {
+          const resolve = wake
+          wake = undefined
+          resolve({ value: event, done: false })
           return
         }
-        const resolve = wake
-        wake = undefined
-        resolve({ value: event, done: false })
+        const size = deltaChars(event)
+        const limit = buffer.length - head >= bounds.events ? "events" : chars + size > bounds.chars ? "chars" : undefined
+        if (limit !== undefined) {
+          // Stop listening at the point of loss: nothing after it is kept, so memory stays bounded.
+          const max = limit === "events" ? bounds.events : bounds.chars
+          overflow = new EventBufferOverflow({
+            limit,
+            max,
+            message: `events() was not read fast enough: more than ${max} unread ${limit === "events" ? "events" : "delta characters"} (later events were dropped)`
+          })
+          unsubscribe()
+          return
+        }
+        buffer.push(event)
+        chars += size
       }
     })
     const finish = (): Promise<IteratorResult<WorkerEvent>> => {
       done = true
       unsubscribe()
       buffer.length = 0
+      head = 0
       const resolve = wake
       wake = undefined
       resolve?.({ value: undefined, done: true })
@@ -144,9 +218,23 @@ export class SubscriberHub {
     }
     return {
       next: () => {
-        const event = buffer.shift()
-        if (event !== undefined) return Promise.resolve({ value: event, done: false })
+        if (head < buffer.length) {
+          const event = buffer[head++] as WorkerEvent
+          chars -= deltaChars(event)
+          // Compact now and then, so a long-lived iterator's array does not keep every event it ever held.
+          if (head > 1024 && head * 2 > buffer.length) {
+            buffer.splice(0, head)
+            head = 0
+          }
+          return Promise.resolve({ value: event, done: false })
+        }
         if (done) return Promise.resolve({ value: undefined, done: true })
+        if (overflow !== undefined) {
+          const error = overflow
+          done = true
+          buffer.length = 0
+          return Promise.reject(error)
+        }
         return new Promise((resolve) => {
           wake = resolve
         })
@@ -154,4 +242,10 @@ export class SubscriberHub {
       return: finish
     }
   }
+}
+
+const positive = (value: number | undefined, fallback: number, name: string): number => {
+  if (value === undefined) return fallback
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${String(value)}`)
+  return value
 }

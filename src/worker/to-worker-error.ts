@@ -1,14 +1,22 @@
 import { isLlmError } from "../llm/llm-error.ts"
-import { describeThrown } from "../tool/tool-constructors.ts"
-import { Cancelled, ClientFailed, type WorkerError, WorkerDefect, isWorkerError } from "./worker-error.ts"
+import { describeSafely } from "./describe-safely.ts"
+import { Cancelled, ClientFailed, type WorkerError, WorkerDefect, isOwnWorkerError } from "./worker-error.ts"
 
-/** Maps whatever ended a run onto the `WorkerError` union; a cancelled client call is a `Cancelled` run. */
+/**
+ * Maps whatever ended a run onto the `WorkerError` union; a cancelled client call is a `Cancelled` run. Never
+ * throws: it runs while a failure is being handled, on values a client, hook or tool may have made hostile.
+ */
 export const toWorkerError = (thrown: unknown): WorkerError => {
-  if (isWorkerError(thrown)) return thrown
-  if (isLlmError(thrown)) {
-    return thrown._tag === "LlmCancelled"
-      ? new Cancelled({ message: "Cancelled" })
-      : new ClientFailed({ error: thrown, message: thrown.message })
+  if (isOwnWorkerError(thrown)) return thrown
+  try {
+    if (isLlmError(thrown)) {
+      const message: unknown = thrown.message
+      return thrown._tag === "LlmCancelled"
+        ? new Cancelled({ message: "Cancelled" })
+        : new ClientFailed({ error: thrown, message: typeof message === "string" ? message : describeSafely(thrown) })
+    }
+  } catch {
+    // A lookalike LLM error whose fields throw: a defect like any other unexpected value.
   }
-  return new WorkerDefect({ message: `unexpected failure inside the worker: ${describeThrown(thrown)}`, cause: thrown })
+  return new WorkerDefect({ message: `unexpected failure inside the worker: ${describeSafely(thrown)}`, cause: thrown })
 }

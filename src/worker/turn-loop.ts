@@ -1,6 +1,6 @@
 import type { Usage } from "../llm/event.ts"
 import type { FunctionCallItem, Item } from "../llm/item.ts"
-import type { Request } from "../llm/request.ts"
+import type { Request, ToolSpec } from "../llm/request.ts"
 import type { CacheReport } from "./cache-lock.ts"
 import type { RunControl } from "./cancellation.ts"
 import type { RequestContext } from "./hooks.ts"
@@ -9,7 +9,9 @@ import { toWorkerError } from "./to-worker-error.ts"
 import { executeBatch, unansweredCalls } from "./tool-execution.ts"
 import { toOutputItem } from "./tool-outcome.ts"
 import type { WorkerCore } from "./worker-core.ts"
-import { CacheLockViolation, HookAborted, MaxTurnsExceeded, type WorkerError } from "./worker-error.ts"
+import { CacheLockViolation, HookAborted, HookFailed, MaxTurnsExceeded, type WorkerError, WorkerDefect } from "./worker-error.ts"
+import { describeSafely } from "./describe-safely.ts"
+import { ownItem, ownItems } from "./owned-items.ts"
 
 /** What every run that did not fail reports. */
 interface RunReport {
@@ -57,8 +59,8 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
   const paused = (pauseReason: string): RunResult => ({ status: "paused", pauseReason, ...report() })
 
   /** Runs one batch; appends its outputs (even when it failed), or keeps its decisions when it paused. */
-  const settleCalls = async (calls: ReadonlyArray<FunctionCallItem>): Promise<void> => {
-    const end = await executeBatch(core, calls, core.pending, signal)
+  const settleCalls = async (calls: ReadonlyArray<FunctionCallItem>, offered: ReadonlySet<string>): Promise<void> => {
+    const end = await executeBatch(core, calls, core.pending, signal, offered)
     if (end.kind === "paused") {
       core.pending = new Map(end.decisions)
       throw new Paused(end.reason)
@@ -68,7 +70,9 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
     // history set with unanswered calls) must not separate calls from their results, which providers refuse.
     const ids = new Set(calls.map((call) => call.callId))
     const lastCall = core.history.findLastIndex((item) => item.type === "function_call" && ids.has(item.callId))
-    core.history.splice(lastCall === -1 ? core.history.length : lastCall + 1, 0, ...end.outcomes.map(toOutputItem))
+    const at = lastCall === -1 ? core.history.length : lastCall + 1
+    // Not `splice(at, 0, ...outputs)`: a response may carry thousands of calls, too many for call arguments.
+    core.history = [...core.history.slice(0, at), ...end.outcomes.map((outcome) => ownItem(toOutputItem(outcome))), ...core.history.slice(at)]
     for (const outcome of end.outcomes) core.hub.emit({ type: "tool_result", outcome })
     if (end.error !== undefined) throw end.error
   }
@@ -76,7 +80,7 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
   core.hub.emit({ type: "status", status: "running" })
   try {
     control.throwIfCancelled()
-    let prompt = input
+    let prompt = input === undefined ? undefined : ownInput(input)
     if (prompt !== undefined) {
       const submitted = await core.hooks.run("OnPromptSubmit", () => ({ item: prompt as Item, history: [...core.history] }), signal, (r) => {
         if (r._tag !== "RewritePrompt") return "stop"
@@ -88,7 +92,7 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
       }
     }
     const leftOver = unansweredCalls(core.history)
-    if (leftOver.length > 0) await settleCalls(leftOver)
+    if (leftOver.length > 0) await settleCalls(leftOver, core.offered ?? offeredTools(core, core.tools.toolDefinitionsSorted()))
     if (prompt !== undefined) core.history.push(prompt)
 
     for (let turn = 1; ; turn++) {
@@ -99,8 +103,11 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
           message: `the run needed more than ${core.settings.maxTurns} model requests`
         })
       }
-      const request = await prepareRequest(core, turn, signal)
-      const { report, body } = checkRequest(core, request, turn)
+      const { request, rewritten } = await prepareRequest(core, turn, signal)
+      const { report, body } = checkRequest(core, request, turn, rewritten)
+      // Snapshot of what this request offers: the calls it produces may use these tools and no others.
+      const offered = offeredTools(core, request.tools)
+      core.offered = offered
       cache.push(report)
       core.hub.emit({ type: "cache_report", report })
       if (report.locked?.intact === false) {
@@ -111,18 +118,18 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
       }
 
       core.hub.emit({ type: "turn_start", turn })
-      const { response } = await streamResponse(core, request, body, turn, signal)
+      const { response, items } = await streamResponse(core, request, body, turn, signal)
       addUsage(usage, response.usage)
-      core.history.push(...response.items)
-      const calls = response.items.filter((item): item is FunctionCallItem => item.type === "function_call")
+      for (const item of items) core.history.push(item)
+      const calls = items.filter((item): item is FunctionCallItem => item.type === "function_call")
       core.hub.emit({ type: "turn_end", turn, toolCalls: calls.length })
       if (calls.length > 0) {
-        await settleCalls(calls)
+        await settleCalls(calls, offered)
         continue
       }
       const verdict = await core.hooks.run("OnTurnEnd", () => ({ turn, history: [...core.history] }), signal)
       if (verdict?._tag === "ContinueWith") {
-        core.history.push(...verdict.items)
+        for (const item of verdict.items) core.history.push(item)
         continue
       }
       if (verdict?._tag === "Pause") throw new Paused(verdict.reason)
@@ -142,8 +149,36 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
   }
 }
 
-/** The request for this turn: a copy of the context, offered to PreLlmRequest hooks (the history is untouched). */
-const prepareRequest = async (core: WorkerCore, turn: number, signal: AbortSignal): Promise<Request> => {
+/** The run's input as an owned item; a value that is not an item fails the run (typed) instead of a later encode. */
+const ownInput = (input: Item): Item => {
+  try {
+    return ownItem(input)
+  } catch (thrown) {
+    throw new WorkerDefect({ message: `the run's input is not a valid item: ${describeSafely(thrown)}`, cause: thrown })
+  }
+}
+
+/** Per tool array: the registry hands out one frozen array per tool-set version, so this is computed once each. */
+const offeredCache = new WeakMap<ReadonlyArray<ToolSpec>, ReadonlySet<string>>()
+
+/**
+ * The tools a request offers: the names in its tool list that are registered now. Registered tools are never
+ * removed nor replaced, so this set stays valid for the calls the request produces, whatever is registered later.
+ */
+const offeredTools = (core: WorkerCore, tools: ReadonlyArray<ToolSpec>): ReadonlySet<string> => {
+  const cached = Object.isFrozen(tools) ? offeredCache.get(tools) : undefined
+  if (cached !== undefined) return cached
+  const names = new Set<string>()
+  for (const spec of tools) if (core.tools.getTool(spec.name) !== undefined) names.add(spec.name)
+  if (Object.isFrozen(tools)) offeredCache.set(tools, names)
+  return names
+}
+
+/**
+ * The request for this turn: a copy of the context, offered to PreLlmRequest hooks (the history is untouched).
+ * `rewritten` says whether a hook may have changed it (so an encoding failure is that hook's).
+ */
+const prepareRequest = async (core: WorkerCore, turn: number, signal: AbortSignal): Promise<{ readonly request: Request; readonly rewritten: boolean }> => {
   let context: RequestContext = {
     systemPrompt: core.systemPrompt,
     items: [...core.history],
@@ -158,19 +193,36 @@ const prepareRequest = async (core: WorkerCore, turn: number, signal: AbortSigna
   if (verdict?._tag === "Cancel") {
     throw new HookAborted({ point: "PreLlmRequest", reason: verdict.reason, message: `cancelled by a PreLlmRequest hook: ${verdict.reason}` })
   }
-  return {
+  const rewritten = core.hooks.has("PreLlmRequest")
+  let items = context.items
+  if (rewritten) {
+    // Hooks may also edit the context in place and continue: what they left is read once, as theirs to answer for.
+    try {
+      items = ownItems(context.items)
+      if (context.systemPrompt !== undefined && typeof context.systemPrompt !== "string") throw new TypeError("systemPrompt must be a string")
+    } catch (thrown) {
+      throw new HookFailed({ point: "PreLlmRequest", message: `PreLlmRequest hook left an invalid request: ${describeSafely(thrown)}`, cause: thrown })
+    }
+  }
+  const request: Request = {
     model: core.client.model,
     ...(context.systemPrompt === undefined ? {} : { systemPrompt: context.systemPrompt }),
-    items: context.items,
+    items,
     tools: context.tools,
     config: context.config,
     // While locked, providers with explicit cache markers (Anthropic) are told where the stable prefix ends.
     ...(core.lock === undefined ? {} : { promptCache: { prefixItems: core.lock.historyLength } })
   }
+  return { request, rewritten }
 }
 
 /** Verifies the tool set against the lock, and measures the body against the previous one and the locked prefix. */
-const checkRequest = (core: WorkerCore, request: Request, turn: number): { readonly report: CacheReport; readonly body: string } => {
+const checkRequest = (
+  core: WorkerCore,
+  request: Request,
+  turn: number,
+  rewritten: boolean
+): { readonly report: CacheReport; readonly body: string } => {
   const lock = core.lock
   if (lock !== undefined && core.tools.version !== lock.toolsVersion) {
     throw new CacheLockViolation({
@@ -178,6 +230,13 @@ const checkRequest = (core: WorkerCore, request: Request, turn: number): { reado
       message: `the tool set changed while cache-locked (version ${lock.toolsVersion} at lock, now ${core.tools.version})`
     })
   }
-  const body = core.client.encodeRequest(request)
+  let body: string
+  try {
+    body = core.client.encodeRequest(request)
+  } catch (thrown) {
+    // The history and settings the worker owns always encode; a request a hook rewrote may not.
+    if (!rewritten) throw thrown
+    throw new HookFailed({ point: "PreLlmRequest", message: `the request a PreLlmRequest hook left cannot be encoded: ${describeSafely(thrown)}`, cause: thrown })
+  }
   return { report: core.bytes.measure(turn, Buffer.from(body, "utf8"), lock), body }
 }

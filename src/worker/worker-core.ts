@@ -5,6 +5,7 @@ import type { ToolServerHandle } from "../tool-server/tool-server.ts"
 import { type LockedPrefix, RequestBytesTracker } from "./cache-lock.ts"
 import type { RunControl } from "./cancellation.ts"
 import { HookRegistry } from "./hook-runner.ts"
+import { ownItems } from "./owned-items.ts"
 import { SubscriberHub } from "./subscriber.ts"
 import type { PendingDecision } from "./tool-execution.ts"
 
@@ -15,6 +16,14 @@ export interface RunSettings {
   /** Deadline per tool call in milliseconds (none by default); `toolTimeouts` overrides it per tool name. */
   readonly toolTimeoutMs: number | undefined
   readonly toolTimeouts: Readonly<Record<string, number>>
+  /** Cap in UTF-8 bytes on a call's output or error text, for tools without their own (default 100 KiB). */
+  readonly maxToolOutputBytes: number
+  /** Deepest nesting of tool arguments checked and passed on; deeper gets an error result. Default 64. */
+  readonly maxArgumentDepth: number
+  /** Tool calls of one batch running at once. Default 16. */
+  readonly maxParallelTools: number
+  /** Tool calls executed per model response; later calls get an error result. Default 128. */
+  readonly maxCallsPerResponse: number
 }
 
 /**
@@ -34,6 +43,12 @@ export interface WorkerCore {
   lock: LockedPrefix | undefined
   /** Decisions already taken for unanswered calls of a paused batch, by call id. */
   pending: Map<string, PendingDecision>
+  /**
+   * The tools the last request offered the model (names registered at the time and present in the request).
+   * Calls left unanswered by a pause are checked against it on resume; undefined when no request produced the
+   * history's calls (a fresh or replaced history), and then the current tool set applies.
+   */
+  offered: ReadonlySet<string> | undefined
   /** The run in progress, if any. */
   running: RunControl | undefined
 }
@@ -54,8 +69,9 @@ export const makeCore = (init: {
   settings: init.settings,
   systemPrompt: init.systemPrompt,
   config: init.config,
-  history: [...init.history],
+  history: ownItems(init.history),
   lock: undefined,
   pending: new Map(),
+  offered: undefined,
   running: undefined
 })

@@ -42,6 +42,26 @@ export class CacheLockViolation extends Data.TaggedError("CacheLockViolation")<{
 /** A bug or an unexpected throw inside the worker machinery (e.g. a scheme refusing to encode the request). */
 export class WorkerDefect extends Data.TaggedError("WorkerDefect")<{ readonly message: string; readonly cause: unknown }> {}
 
+/**
+ * `lock()` was called while tool calls in the history have no result (a paused batch, or a history set with
+ * unanswered calls). Their results would have to be inserted inside the locked prefix; `resume()` first (or
+ * drop the calls with `truncateHistory`). See decision 0018.
+ */
+export class CallsPending extends Data.TaggedError("CallsPending")<{
+  readonly callIds: ReadonlyArray<string>
+  readonly message: string
+}> {}
+
+/**
+ * An `events()` iterator was not read fast enough and its buffer reached its bound; events after that point were
+ * dropped. The iterator yields everything buffered before the loss, then throws this, then is done.
+ */
+export class EventBufferOverflow extends Data.TaggedError("EventBufferOverflow")<{
+  readonly limit: "events" | "chars"
+  readonly max: number
+  readonly message: string
+}> {}
+
 /** Every way a run can fail. */
 export type WorkerError =
   | Cancelled
@@ -66,5 +86,27 @@ const RUN_TAGS: ReadonlySet<string> = new Set([
   "WorkerDefect"
 ])
 
-export const isWorkerError = (u: unknown): u is WorkerError =>
-  typeof u === "object" && u !== null && RUN_TAGS.has((u as { _tag?: string })._tag ?? "")
+/** By tag, as for any tagged error. Never throws, whatever `u` is (a throwing `_tag` getter, a revoked Proxy). */
+export const isWorkerError = (u: unknown): u is WorkerError => {
+  try {
+    if (typeof u !== "object" || u === null) return false
+    const tag: unknown = (u as { _tag?: unknown })._tag
+    return typeof tag === "string" && RUN_TAGS.has(tag)
+  } catch {
+    return false
+  }
+}
+
+const RUN_CLASSES = [Cancelled, HookAborted, HookFailed, ClientFailed, MaxTurnsExceeded, CacheLockViolation, WorkerBusy, StaleWorker, WorkerDefect]
+
+/**
+ * True only for instances of the worker's own error classes: what a run rejects with must be one, not a lookalike
+ * `{ _tag: "Cancelled" }` a client or tool threw. Never throws (`instanceof` on a revoked Proxy would).
+ */
+export const isOwnWorkerError = (u: unknown): u is WorkerError => {
+  try {
+    return RUN_CLASSES.some((c) => u instanceof c)
+  } catch {
+    return false
+  }
+}

@@ -8,11 +8,16 @@ import { ToolServer, type ToolServerHandle } from "../tool-server/tool-server.ts
 import { type LockedPrefix, takeLock } from "./cache-lock.ts"
 import { RunControl } from "./cancellation.ts"
 import type { HookFn, HookPoint } from "./hooks.ts"
-import type { Subscriber, WorkerEvent } from "./subscriber.ts"
+import { DEFAULT_MAX_JSON_DEPTH } from "../schema/json-depth.ts"
+import { listBounded, quote } from "../schema/quote.ts"
+import { ownItem, ownItems } from "./owned-items.ts"
+import type { EventsOptions, Subscriber, WorkerEvent } from "./subscriber.ts"
 import { toWorkerError } from "./to-worker-error.ts"
+import { unansweredCalls } from "./tool-execution.ts"
 import { type RunResult, runTurns } from "./turn-loop.ts"
 import { type WorkerCore, makeCore } from "./worker-core.ts"
-import { StaleWorker, WorkerBusy, type WorkerError, WorkerLocked } from "./worker-error.ts"
+import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit } from "../tool/output-limit.ts"
+import { CallsPending, type EventBufferOverflow, StaleWorker, WorkerBusy, type WorkerError, WorkerLocked } from "./worker-error.ts"
 
 export interface WorkerOptions {
   readonly client: LlmClient
@@ -27,6 +32,25 @@ export interface WorkerOptions {
   readonly toolTimeoutMs?: number
   /** Per-tool deadlines by tool name, overriding `toolTimeoutMs`. */
   readonly toolTimeouts?: Readonly<Record<string, number>>
+  /**
+   * Cap in UTF-8 bytes on each tool result sent to the model (output or error text, after PostToolCall hooks),
+   * for tools that set none of their own (`maxOutputBytes` in `defineTool`). Longer text is cut on a character
+   * boundary and ends with a marker saying how many bytes were dropped. Default 100 KiB; at least 256, or
+   * `Infinity` for none.
+   */
+  readonly maxToolOutputBytes?: number
+  /**
+   * Deepest nesting of tool arguments accepted (default 64, `DEFAULT_MAX_JSON_DEPTH`). Deeper arguments are
+   * refused before anything parses them: the call gets an error result "arguments nested deeper than N levels".
+   */
+  readonly maxArgumentDepth?: number
+  /** Tool calls of one response running at once (default 16); results stay in model order. */
+  readonly maxParallelTools?: number
+  /**
+   * Tool calls executed per model response (default 128). Later calls get an error result without running, and
+   * subscribers get a warning.
+   */
+  readonly maxCallsPerResponse?: number
 }
 
 export interface RunOptions {
@@ -42,6 +66,10 @@ export interface LockOptions {
 export type { RunResult }
 
 const DEFAULT_MAX_TURNS = 32
+/** Enough for any real fan-out; a response asking for thousands of calls does not start thousands of tools. */
+export const DEFAULT_MAX_PARALLEL_TOOLS = 16
+/** Far beyond what a model needs in one response; past it calls are answered with an error, not run. */
+export const DEFAULT_MAX_CALLS_PER_RESPONSE = 128
 
 /** Marks a worker object retired by `lock()` / `unlock()`. */
 const retired = new WeakSet<object>()
@@ -115,7 +143,7 @@ abstract class WorkerBase {
     this.live("cancel").running?.cancel()
   }
 
-  /** A snapshot of the history. */
+  /** A snapshot of the history. Its items are frozen: editing one throws instead of rewriting the history. */
   history(): ReadonlyArray<Item> {
     return [...this.live("history").history]
   }
@@ -128,9 +156,12 @@ abstract class WorkerBase {
     return this.live("config").config
   }
 
-  /** True while paused with tool calls awaiting `resume()`. */
+  /**
+   * True while the history holds tool calls without a result (a paused batch, or a history set that way); the
+   * next `run()` or `resume()` settles them first.
+   */
   get hasPendingCalls(): boolean {
-    return this.live("hasPendingCalls").pending.size > 0
+    return unansweredCalls(this.live("hasPendingCalls").history).length > 0
   }
 
   addHook<P extends HookPoint>(point: P, hook: HookFn<P>): () => void {
@@ -141,14 +172,18 @@ abstract class WorkerBase {
     return this.live("subscribe").hub.subscribe(subscriber)
   }
 
-  /** Worker events as an async iterable; leave the loop to unsubscribe. */
-  events(): AsyncIterable<WorkerEvent> {
-    return this.live("events").hub.events()
+  /**
+   * Worker events as an async iterable; leave the loop to unsubscribe. Unread events are buffered up to
+   * `options` (10,000 events, 4 Mi delta characters by default); past that the iterator yields what it holds and
+   * then throws `EventBufferOverflow`.
+   */
+  events(options?: EventsOptions): AsyncIterable<WorkerEvent> {
+    return this.live("events").hub.events(options)
   }
 
-  /** Worker events as an Effect Stream. */
-  eventStream(): Stream.Stream<WorkerEvent> {
-    return this.live("eventStream").hub.stream()
+  /** Worker events as an Effect Stream, bounded like `events()`; fails with `EventBufferOverflow` on overflow. */
+  eventStream(options?: EventsOptions): Stream.Stream<WorkerEvent, EventBufferOverflow> {
+    return this.live("eventStream").hub.stream(options)
   }
 
   /** A handle on this worker's tools (lookup and calls; no registration). */
@@ -158,13 +193,21 @@ abstract class WorkerBase {
 
   private async start(method: string, input: Item | undefined, options: RunOptions | undefined): Promise<RunResult> {
     const core = this.idle(method)
-    const control = new RunControl(options?.signal)
-    core.running = control
+    let control: RunControl | undefined
     try {
+      control = new RunControl(options?.signal)
+      core.running = control
       return await runTurns(core, input, control)
+    } catch (thrown) {
+      // runTurns already rejects with a WorkerError; this also covers a hostile `signal` option.
+      throw toWorkerError(thrown)
     } finally {
-      core.running = undefined
-      control.dispose()
+      if (core.running === control) core.running = undefined
+      try {
+        control?.dispose()
+      } catch {
+        // A signal whose removeEventListener throws cannot keep the worker busy.
+      }
     }
   }
 }
@@ -204,12 +247,16 @@ export class MutableWorker extends WorkerBase {
   /** Replaces the history. Decisions kept for calls paused in the old history are dropped. */
   setHistory(items: ReadonlyArray<Item>): void {
     const core = this.idle("setHistory")
-    core.history = [...items]
+    core.history = ownItems(items)
     core.pending = new Map()
+    core.offered = undefined
   }
 
+  /** Appends items (copied and frozen; throws a TypeError for anything that is not an item). */
   pushItem(...items: ReadonlyArray<Item>): void {
-    this.idle("pushItem").history.push(...items)
+    const core = this.idle("pushItem")
+    const owned = items.map((item) => ownItem(item))
+    for (const item of owned) core.history.push(item)
   }
 
   /** Keeps the first `length` items. */
@@ -218,14 +265,24 @@ export class MutableWorker extends WorkerBase {
     if (!Number.isInteger(length) || length < 0) throw new RangeError(`truncateHistory: invalid length ${length}`)
     core.history.length = Math.min(length, core.history.length)
     core.pending = new Map()
+    core.offered = undefined
   }
 
   /**
    * Locks the current system prompt, tool set, config and history as the cached prefix. This object is retired;
-   * use the returned worker.
+   * use the returned worker. Throws `CallsPending` while calls in the history have no result (after a pause):
+   * their results would land inside the locked prefix. `resume()` first (decision 0018).
    */
   lock(options?: LockOptions): CacheLockedWorker {
     const core = this.idle("lock")
+    const unanswered = unansweredCalls(core.history)
+    if (unanswered.length > 0) {
+      const callIds = unanswered.map((call) => call.callId)
+      throw new CallsPending({
+        callIds,
+        message: `lock() refused: ${callIds.length} tool call(s) have no result yet (${listBounded(callIds.map((id) => quote(id)), ", ")}); resume() first`
+      })
+    }
     core.lock = takeLock(
       core.client,
       {
@@ -284,16 +341,25 @@ const toHandle = (server: ToolServer | undefined): ToolServerHandle => {
   return (server ?? new ToolServer()).handle()
 }
 
+const positiveInteger = (name: string, value: number | undefined, fallback: number): number => {
+  const chosen = value ?? fallback
+  if (!Number.isInteger(chosen) || chosen < 1) throw new RangeError(`${name} must be a positive integer, got ${String(chosen)}`)
+  return chosen
+}
+
 export const Worker = {
   /** A new worker in the Mutable state. */
   create(options: WorkerOptions): MutableWorker {
-    const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS
-    if (!Number.isInteger(maxTurns) || maxTurns < 1) throw new RangeError(`maxTurns must be a positive integer, got ${maxTurns}`)
+    const maxTurns = positiveInteger("maxTurns", options.maxTurns, DEFAULT_MAX_TURNS)
+    const maxArgumentDepth = positiveInteger("maxArgumentDepth", options.maxArgumentDepth, DEFAULT_MAX_JSON_DEPTH)
+    const maxParallelTools = positiveInteger("maxParallelTools", options.maxParallelTools, DEFAULT_MAX_PARALLEL_TOOLS)
+    const maxCallsPerResponse = positiveInteger("maxCallsPerResponse", options.maxCallsPerResponse, DEFAULT_MAX_CALLS_PER_RESPONSE)
     for (const [name, ms] of [["toolTimeoutMs", options.toolTimeoutMs], ...Object.entries(options.toolTimeouts ?? {})] as const) {
       if (ms !== undefined && !(typeof ms === "number" && ms > 0 && Number.isFinite(ms))) {
         throw new RangeError(`${name === "toolTimeoutMs" ? name : `toolTimeouts.${name}`} must be a positive number of milliseconds, got ${ms}`)
       }
     }
+    const maxToolOutputBytes = checkOutputLimit(options.maxToolOutputBytes ?? DEFAULT_TOOL_OUTPUT_BYTES, "maxToolOutputBytes")
     return MutableWorker.fromCore(
       makeCore({
         client: options.client,
@@ -301,7 +367,15 @@ export const Worker = {
         systemPrompt: options.systemPrompt,
         config: { ...options.config },
         history: options.history ?? [],
-        settings: { maxTurns, toolTimeoutMs: options.toolTimeoutMs, toolTimeouts: { ...options.toolTimeouts } }
+        settings: {
+          maxTurns,
+          toolTimeoutMs: options.toolTimeoutMs,
+          toolTimeouts: { ...options.toolTimeouts },
+          maxArgumentDepth,
+          maxParallelTools,
+          maxCallsPerResponse,
+          maxToolOutputBytes
+        }
       })
     )
   }

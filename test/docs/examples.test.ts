@@ -69,7 +69,8 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     'event: {"type":"status","status":"completed","stopReason":"end_turn"}',
     "attempts: 2 body sent = encodeRequest: true",
     'LlmConfigError: No API key for provider "anthropic": set ANTHROPIC_API_KEY or pass apiKey',
-    /^LlmHttpError: HTTP 400 from http:\/\/127\.0\.0\.1:\d+\/v1\/messages after 1 attempt/
+    /^LlmHttpError: HTTP 400 from http:\/\/127\.0\.0\.1:\d+\/v1\/messages after 1 attempt/,
+    "LlmLimitExceeded: The response exceeded maxTextBytes = 8: 11 bytes of answer text (raise limits.maxTextBytes if this is expected)"
   ],
   "worker.ts": [
     "status: running",

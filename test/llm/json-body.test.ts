@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import fc from "fast-check"
-import { jsonBody, rawJson } from "../../src/llm/json-body.ts"
+import { MAX_BODY_DEPTH, jsonBody, rawJson } from "../../src/llm/json-body.ts"
+import type { JsonBodyValue } from "../../src/llm/json-body.ts"
 
 describe("jsonBody", () => {
   it("keeps insertion order, omits undefined fields and splices raw fragments", () => {
@@ -20,5 +21,17 @@ describe("jsonBody", () => {
         expect(jsonBody(value as never)).toBe(JSON.stringify(value))
       })
     )
+  })
+
+  it("refuses nesting past MAX_BODY_DEPTH with a RangeError naming it, never a stack overflow", () => {
+    let deep: JsonBodyValue = 1
+    for (let i = 0; i < 100_000; i++) deep = i % 2 === 0 ? [deep] : { a: deep }
+    expect(() => jsonBody(deep)).toThrow(RangeError)
+    expect(() => jsonBody(deep)).toThrow(`nested deeper than ${MAX_BODY_DEPTH} levels`)
+    let ok: JsonBodyValue = 1
+    for (let i = 0; i < MAX_BODY_DEPTH; i++) ok = [ok]
+    expect(jsonBody(ok)).toBe(`${"[".repeat(MAX_BODY_DEPTH)}1${"]".repeat(MAX_BODY_DEPTH)}`)
+    // A raw fragment is spliced, not walked: its producer bounds it.
+    expect(jsonBody([rawJson("[[[]]]")])).toBe("[[[[]]]]")
   })
 })

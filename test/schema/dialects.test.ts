@@ -21,9 +21,15 @@ const rebuild = (value: unknown, random: () => number, inProperties = false): un
   if (typeof value !== "object" || value === null) return value
   const keys = Object.keys(value)
   if (!inProperties) keys.sort(() => random() - 0.5)
-  const out: Record<string, unknown> = {}
-  for (const key of keys) out[key] = rebuild((value as Record<string, unknown>)[key], random, key === "properties" && !inProperties)
-  return out
+  // fromEntries, not assignment: `out["__proto__"] = …` would set the copy's prototype instead of a key.
+  return Object.fromEntries(keys.map((key) => [key, rebuild((value as Record<string, unknown>)[key], random, key === "properties" && !inProperties)]))
+}
+
+/** A deep-frozen copy: what the registry hands out (frozen array, frozen specs, frozen schemas). */
+const frozenCopy = <A>(value: A): A => {
+  if (typeof value !== "object" || value === null) return value
+  const copy = Array.isArray(value) ? value.map(frozenCopy) : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, frozenCopy(v)]))
+  return Object.freeze(copy) as A
 }
 
 describe("OpenAI strict rewrite", () => {
@@ -131,9 +137,9 @@ describe("toolsFragment", () => {
     )
   })
 
-  it("reads the array once: a repeat call for the same instance does not touch it", () => {
+  it("reads an immutable (deep-frozen) array once: a repeat call for the same instance does not touch it", () => {
     let reads = 0
-    const tools = new Proxy([...goldenTools], {
+    const tools = new Proxy(frozenCopy(goldenTools), {
       get(target, key, receiver) {
         reads++
         return Reflect.get(target, key, receiver)

@@ -70,8 +70,8 @@ describe("toolNames", () => {
     expect(rejection([spec("")], "gemini").tool).toBe("")
   })
 
-  it("returns the cached mapping for the same array instance", () => {
-    const tools = [spec("a.b")]
+  it("returns the cached mapping for the same immutable (frozen) array instance", () => {
+    const tools = Object.freeze([Object.freeze({ ...spec("a.b"), inputSchema: Object.freeze({ type: "object", properties: Object.freeze({}) }) })])
     expect(toolNames(tools, "anthropic")).toBe(toolNames(tools, "anthropic"))
     expect(toolNames([...tools], "anthropic")).not.toBe(toolNames(tools, "anthropic"))
   })

@@ -1,82 +1,87 @@
-import { constants } from "node:fs"
-import { open, realpath, stat } from "node:fs/promises"
-import { isAbsolute, relative, resolve, sep } from "node:path"
-import { Data } from "effect"
+import type { FileHandle } from "node:fs/promises"
 import { z } from "zod"
 import { defineTool } from "../../tool/define-tool.ts"
 import { ExecutionFailed, InvalidArgument } from "../../tool/tool-error.ts"
+import { PathRefused, type VerifyMethod, defaultVerifyMethod, errorCode, openUnderRoot } from "./open-under-root.ts"
 
-/** A path the model asked for that leaves the root, or does not name a readable text file under it. */
-export class PathRefused extends Data.TaggedError("PathRefused")<{ readonly message: string }> {}
+export { PathRefused, resolveUnderRoot } from "./open-under-root.ts"
 
 /** Enough for source files and notes; a model gains little from more, and the context window pays for it. */
 export const DEFAULT_MAX_BYTES = 64 * 1024
 
-const inside = (root: string, target: string): boolean => {
-  const rel = relative(root, target)
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel))
-}
+/** The most `maxBytes` may be: the buffer is allocated up front, and the whole text goes into the model's context. */
+export const MAX_MAX_BYTES = 16 * 1024 * 1024
 
-const errorCode = (thrown: unknown): string | undefined =>
-  typeof thrown === "object" && thrown !== null && "code" in thrown ? String((thrown as { code: unknown }).code) : undefined
+const MIN_BUFFER = 64 * 1024
 
-/**
- * Where `path` leads under `root`, after following every symlink. Checked twice: lexically (so `..` is refused
- * even when the target does not exist, without revealing whether it does) and after `realpath` (so a symlink
- * inside the root cannot lead out of it).
- */
-export const resolveUnderRoot = async (root: string, path: string): Promise<string> => {
-  const realRoot = await realpath(root)
-  if (path.includes("\0")) throw new PathRefused({ message: "the path contains a NUL character" })
-  const target = resolve(realRoot, path)
-  if (!inside(realRoot, target)) throw new PathRefused({ message: `${JSON.stringify(path)} is outside the readable folder` })
-  let real: string
-  try {
-    real = await realpath(target)
-  } catch (thrown) {
-    if (errorCode(thrown) === "ENOENT") throw new PathRefused({ message: `${JSON.stringify(path)} does not exist` })
-    throw new PathRefused({ message: `${JSON.stringify(path)} cannot be read (${errorCode(thrown) ?? "unknown error"})` })
+const checkMaxBytes = (maxBytes: number): number => {
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1 || maxBytes > MAX_MAX_BYTES) {
+    throw new RangeError(`read_file: maxBytes must be a whole number from 1 to ${MAX_MAX_BYTES}, got ${String(maxBytes)}`)
   }
-  if (!inside(realRoot, real)) throw new PathRefused({ message: `${JSON.stringify(path)} leads outside the readable folder through a symbolic link` })
-  return real
+  return maxBytes
 }
 
 /**
- * Reads a UTF-8 text file under `root`, at most `maxBytes` of it; a longer file is cut with a marker saying how
- * much was left out, so the model knows it did not see everything.
+ * Fills `buffer` from the start of the file, or stops at its end. One `read` may return less than asked (network
+ * file systems, a file being written), so it loops; it never reads more than the buffer holds.
  */
-export const readFileUnderRoot = async (root: string, path: string, maxBytes = DEFAULT_MAX_BYTES): Promise<string> => {
-  const real = await resolveUnderRoot(root, path)
-  // Checked before opening: opening a FIFO or a device blocks until a writer appears, which could be never.
-  if (!(await stat(real)).isFile()) throw new PathRefused({ message: `${JSON.stringify(path)} is not a regular file` })
-  // O_NONBLOCK: should the path be swapped for a FIFO between the check and the open, the open still returns.
-  const handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK)
+const readPrefix = async (handle: FileHandle, buffer: Buffer): Promise<number> => {
+  let filled = 0
+  while (filled < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled)
+    if (bytesRead === 0) break
+    filled += bytesRead
+  }
+  return filled
+}
+
+/** The longest prefix of `bytes` (at most `limit`) that does not end inside a UTF-8 sequence. */
+const utf8Prefix = (bytes: Buffer, limit: number): Buffer => {
+  if (bytes.length <= limit) return bytes
+  let end = limit
+  // Back off over continuation bytes (10xxxxxx) to the start of the character the cut falls in; at most 3.
+  while (end > 0 && limit - end < 3 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1
+  return bytes.subarray(0, end)
+}
+
+/**
+ * Reads a UTF-8 text file under `root`, at most `maxBytes` of it; a longer file is cut (on a character boundary) with
+ * a marker saying how much was left out, so the model knows it did not see everything. The file is opened first and
+ * the open descriptor verified (see `openUnderRoot`); nothing is read by name.
+ */
+export const readFileUnderRoot = async (root: string, path: string, maxBytes = DEFAULT_MAX_BYTES, method: VerifyMethod = defaultVerifyMethod): Promise<string> => {
+  const limit = checkMaxBytes(maxBytes)
+  const handle = await openUnderRoot(root, path, method)
   try {
-    const stats = await handle.stat()
-    if (!stats.isFile()) throw new PathRefused({ message: `${JSON.stringify(path)} is not a regular file` })
-    const buffer = Buffer.alloc(Math.min(stats.size, maxBytes))
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
-    const bytes = buffer.subarray(0, bytesRead)
-    if (bytes.includes(0)) throw new PathRefused({ message: `${JSON.stringify(path)} is a binary file` })
-    const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes)
-    return stats.size > bytesRead ? `${text}\n[truncated: showed the first ${bytesRead} of ${stats.size} bytes]` : text
+    const size = (await handle.stat()).size
+    // One byte more than shown tells whether the file goes on. Sized from `stat` so a small file does not cost a large
+    // buffer, but never below MIN_BUFFER: some files report size 0 yet have content, and a file may grow meanwhile.
+    const buffer = Buffer.alloc(Math.min(limit + 1, Math.max(size + 1, MIN_BUFFER)))
+    const read = buffer.subarray(0, await readPrefix(handle, buffer))
+    if (read.includes(0)) throw new PathRefused({ message: `${JSON.stringify(path)} is a binary file` })
+    const shown = utf8Prefix(read, limit)
+    const text = new TextDecoder("utf-8", { fatal: false }).decode(shown)
+    if (shown.length === read.length) return text
+    return `${text}\n[truncated: showed the first ${shown.length} of ${Math.max(size, read.length)} bytes]`
   } finally {
     await handle.close()
   }
 }
 
 /** `read_file` confined to `root` (its real path is resolved on every call, so a moved root is still honoured). */
-export const readFileTool = (root: string, maxBytes = DEFAULT_MAX_BYTES) =>
-  defineTool({
+export const readFileTool = (root: string, maxBytes = DEFAULT_MAX_BYTES) => {
+  const limit = checkMaxBytes(maxBytes)
+  return defineTool({
     name: "read_file",
-    description: `Reads a UTF-8 text file inside the working folder (first ${maxBytes} bytes at most).`,
+    description: `Reads a UTF-8 text file inside the working folder (first ${limit} bytes at most).`,
     parameters: z.object({ path: z.string().describe("Path relative to the working folder, e.g. notes.txt") }),
     execute: async ({ path }) => {
       try {
-        return await readFileUnderRoot(root, path, maxBytes)
+        return await readFileUnderRoot(root, path, limit)
       } catch (thrown) {
         if (thrown instanceof PathRefused) throw new InvalidArgument({ message: thrown.message })
         throw new ExecutionFailed({ message: `reading ${JSON.stringify(path)} failed (${errorCode(thrown) ?? "unknown error"})` })
       }
     }
   })
+}

@@ -1,7 +1,10 @@
 import type { Event, StopReason, Usage } from "../event.ts"
 import type { ReasoningData } from "../item.ts"
+import { parsedJsonText } from "../json-text.ts"
+import { defaultResponseLimits, limitExceeded, utf8Bytes } from "../limits.ts"
 import { LlmProtocolError } from "../llm-error.ts"
-import type { SseMessage, StreamDecoder } from "../scheme.ts"
+import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
+import { ResponseCallIds } from "./call-ids.ts"
 import type { AnthropicContentBlock, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-wire.ts"
 
 /** What the decoder remembers about one open content block, keyed by Anthropic's block index. */
@@ -50,11 +53,10 @@ const neutralUsage = (usage: AnthropicUsage): Usage => {
 
 /** message_delta usage is cumulative and may repeat or extend message_start's; later non-null values win. */
 const mergeUsage = (base: AnthropicUsage, next: AnthropicUsage): AnthropicUsage => {
-  const merged: Record<string, number> = {}
-  for (const source of [base, next]) {
-    for (const [key, value] of Object.entries(source)) if (typeof value === "number") merged[key] = value
-  }
-  return merged
+  // fromEntries (later entries win) rather than assignment: the keys are the provider's, "__proto__" included.
+  return Object.fromEntries(
+    [...Object.entries(base), ...Object.entries(next)].filter((entry): entry is [string, number] => typeof entry[1] === "number")
+  )
 }
 
 const parseEvent = (message: SseMessage): AnthropicStreamEvent => {
@@ -72,9 +74,17 @@ const parseEvent = (message: SseMessage): AnthropicStreamEvent => {
 /**
  * Decodes one Anthropic Messages stream. Each Anthropic content block becomes one neutral block; usage is
  * reported once per response (merged from message_start and message_delta); a stream that stops without
- * message_stop aborts its open blocks and fails.
+ * message_stop aborts its open blocks and fails. Every tool_use block has its own id: a repeated id becomes
+ * `<id>_2`… (`ResponseCallIds`), an empty one a generated `toolu_llmw_…` (both fit the id pattern the API
+ * accepts back). Signatures are bounded by `maxReasoningBytes` as they accumulate.
  */
-export const createAnthropicDecoder = (): StreamDecoder => {
+export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDecoder => {
+  const maxReasoningBytes = (options.limits ?? defaultResponseLimits).maxReasoningBytes
+  const idPrefix = `toolu_llmw_${crypto.randomUUID().slice(0, 8)}_`
+  let generated = 0
+  const ids = new ResponseCallIds(() => `${idPrefix}${generated++}`)
+  let signatureBytes = 0
+  let messageStarted = false
   const open = new Map<number, OpenBlock>()
   /** Anthropic indices of blocks this library does not model (server tools, …): their events are skipped. */
   const skipped = new Set<number>()
@@ -98,6 +108,12 @@ export const createAnthropicDecoder = (): StreamDecoder => {
     return [...events, ...takeUsage(), { type: "status", status: "failed" }]
   }
 
+  /** Signatures are reasoning the provider needs back; they accumulate here, not as events, so they are bounded here. */
+  const countSignature = (piece: string): void => {
+    signatureBytes += utf8Bytes(piece)
+    if (signatureBytes > maxReasoningBytes) throw limitExceeded("maxReasoningBytes", maxReasoningBytes, signatureBytes, " (signatures)")
+  }
+
   const blockFor = (anthropicIndex: number, eventType: string): OpenBlock | undefined => {
     const block = open.get(anthropicIndex)
     if (block !== undefined || skipped.has(anthropicIndex)) return block
@@ -105,6 +121,10 @@ export const createAnthropicDecoder = (): StreamDecoder => {
   }
 
   const start = (anthropicIndex: number, content: AnthropicContentBlock): Array<Event> => {
+    // Opening a block twice would leave the first one's neutral block dangling, never stopped.
+    if (open.has(anthropicIndex) || skipped.has(anthropicIndex)) {
+      throw new LlmProtocolError({ message: `Anthropic stream: content_block_start for block ${anthropicIndex}, which is already open` })
+    }
     if (!MODELLED_BLOCKS.has(content.type)) {
       skipped.add(anthropicIndex)
       return []
@@ -140,6 +160,7 @@ export const createAnthropicDecoder = (): StreamDecoder => {
       case "redacted_thinking": {
         const opened = block("redacted_thinking")
         opened.redactedData = content.data ?? ""
+        countSignature(opened.redactedData)
         open.set(anthropicIndex, opened)
         return [{ type: "block_start", index, block: { kind: "thinking" } }]
       }
@@ -147,8 +168,8 @@ export const createAnthropicDecoder = (): StreamDecoder => {
         if (content.id === undefined || content.name === undefined) {
           throw new LlmProtocolError({ message: `Anthropic stream: tool_use block ${anthropicIndex} without id or name` })
         }
-        open.set(anthropicIndex, block("tool_use", JSON.stringify(content.input ?? {})))
-        return [{ type: "block_start", index, block: { kind: "tool_use", id: content.id, name: content.name } }]
+        open.set(anthropicIndex, block("tool_use", parsedJsonText(content.input ?? {})))
+        return [{ type: "block_start", index, block: { kind: "tool_use", id: ids.take(content.id), name: content.name } }]
       }
     }
   }
@@ -178,6 +199,9 @@ export const createAnthropicDecoder = (): StreamDecoder => {
   const decode = (event: AnthropicStreamEvent): Array<Event> => {
     switch (event.type) {
       case "message_start":
+        // One response has one message; a second start would announce a second response inside this one.
+        if (messageStarted) throw new LlmProtocolError({ message: "Anthropic stream: a second message_start" })
+        messageStarted = true
         usage = event.message?.usage
         return [{ type: "status", status: "started" }]
       case "content_block_start":
@@ -194,6 +218,7 @@ export const createAnthropicDecoder = (): StreamDecoder => {
               ? [{ type: "block_delta", index: block.index, delta: { kind: "thinking", text: delta.thinking } }]
               : []
           case "signature_delta":
+            countSignature(delta.signature ?? "")
             block.signature += delta.signature ?? ""
             return []
           case "input_json_delta":

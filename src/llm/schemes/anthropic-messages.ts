@@ -2,7 +2,8 @@ import type { ToolNameMap } from "../../schema/provider-tools.ts"
 import type { ContentPart, Item } from "../item.ts"
 import type { JsonBodyValue } from "../json-body.ts"
 import type { ConfigWarning } from "../scheme.ts"
-import { argumentsObject } from "./arguments-object.ts"
+import { quote } from "../../schema/quote.ts"
+import { argumentsFallbackReason, argumentsObject } from "./arguments-object.ts"
 
 type Block = { readonly [key: string]: JsonBodyValue }
 type Role = "user" | "assistant"
@@ -70,10 +71,12 @@ export const anthropicMessages = (
         }
         return
       case "function_call": {
-        let input = argumentsObject(item)
-        if (input === undefined) {
-          warnings.push(warning(`items[${position}].arguments`, `arguments of call ${item.callId} are not a JSON object; sent as {}`))
-          input = {}
+        const checked = argumentsObject(item)
+        let input: JsonBodyValue = {}
+        if (checked.ok) input = checked.value
+        else {
+          const reason = argumentsFallbackReason(checked.reason)
+          warnings.push(warning(`items[${position}].arguments`, `arguments of call ${quote(item.callId)} ${reason}; sent as {}`))
         }
         callIds.add(item.callId)
         append("assistant", { type: "tool_use", id: item.callId, name: names.toWire(item.name), input })

@@ -14,7 +14,7 @@ import { withNeutralToolNames } from "./neutral-tool-names.ts"
 export const anthropicScheme: Scheme = {
   name: "anthropic",
   encodeRequest: (request) => buildAnthropicRequest(request).body,
-  decoder: (request) =>
-    withNeutralToolNames(createAnthropicDecoder(), request === undefined ? undefined : toolNames(request.tools, "anthropic")),
+  decoder: (request, options) =>
+    withNeutralToolNames(createAnthropicDecoder(options), request === undefined ? undefined : toolNames(request.tools, "anthropic")),
   validate: (request) => buildAnthropicRequest(request).warnings
 }

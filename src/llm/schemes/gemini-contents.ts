@@ -3,7 +3,8 @@ import type { ContentPart, Item } from "../item.ts"
 import type { JsonBodyValue } from "../json-body.ts"
 import type { ConfigWarning } from "../scheme.ts"
 import { isGeneratedCallId } from "./gemini-decoder.ts"
-import { argumentsObject } from "./arguments-object.ts"
+import { quote } from "../../schema/quote.ts"
+import { argumentsFallbackReason, argumentsObject } from "./arguments-object.ts"
 
 type Part = { readonly [key: string]: JsonBodyValue | undefined }
 type Role = "user" | "model"
@@ -48,10 +49,12 @@ export const geminiContents = (
         }
         return
       case "function_call": {
-        let args = argumentsObject(item)
-        if (args === undefined) {
-          warnings.push(warning(`items[${position}].arguments`, `arguments of call ${item.callId} are not a JSON object; sent as {}`))
-          args = {}
+        const checked = argumentsObject(item)
+        let args: JsonBodyValue = {}
+        if (checked.ok) args = checked.value
+        else {
+          const reason = argumentsFallbackReason(checked.reason)
+          warnings.push(warning(`items[${position}].arguments`, `arguments of call ${quote(item.callId)} ${reason}; sent as {}`))
         }
         const name = names.toWire(item.name)
         callNames.set(item.callId, name)

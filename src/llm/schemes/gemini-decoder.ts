@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto"
 import type { Event, StopReason, Usage } from "../event.ts"
+import { parsedJsonText } from "../json-text.ts"
 import { LlmProtocolError } from "../llm-error.ts"
 import type { SseMessage, StreamDecoder } from "../scheme.ts"
+import { ResponseCallIds } from "./call-ids.ts"
 import type { GeminiPart, GeminiStreamChunk, GeminiUsageMetadata } from "./gemini-wire.ts"
 
 /**
@@ -80,10 +82,13 @@ interface OpenBlock {
  * Decodes one `streamGenerateContent?alt=sse` response (first candidate). Text parts run together into one text
  * block until another kind of part arrives; thought parts likewise into one thinking block. A function call
  * arrives whole and becomes a complete tool_use block at once. `finishReason` closes whatever is still open;
- * usage and `completed` follow at `end()`, since Gemini may send a last usage-only chunk after it.
+ * usage and `completed` follow at `end()`, since Gemini may send a last usage-only chunk after it. Every call has
+ * its own id: a missing or repeated one gets a generated id (never sent back to Gemini, see decision 0010).
  */
 export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamDecoder => {
   const newCallId = options.newCallId ?? randomCallId
+  // A repeated id gets a generated one too: an id Gemini did not issue must never be sent back to it.
+  const ids = new ResponseCallIds(newCallId, "generate")
   let current: OpenBlock | undefined
   let nextIndex = 0
   let started = false
@@ -137,7 +142,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
     if (call.name === undefined) throw new LlmProtocolError({ message: "Gemini stream: functionCall part without a name" })
     const events = close()
     const index = nextIndex++
-    const id = call.id === undefined || call.id === "" ? newCallId() : call.id
+    const id = ids.take(call.id)
     sawFunctionCall = true
     events.push(
       {
@@ -150,7 +155,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
           ...(part.thoughtSignature === undefined ? {} : { thoughtSignature: part.thoughtSignature })
         }
       },
-      { type: "block_delta", index, delta: { kind: "input_json", json: JSON.stringify(call.args ?? {}) } },
+      { type: "block_delta", index, delta: { kind: "input_json", json: parsedJsonText(call.args ?? {}) } },
       { type: "block_stop", index }
     )
     return events
@@ -222,6 +227,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
       if (finished) return []
       return decode(parseChunk(message))
     },
+    isComplete: () => !finished && stopReason !== undefined,
     end() {
       if (finished) return []
       if (stopReason !== undefined) {

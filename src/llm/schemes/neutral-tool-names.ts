@@ -24,4 +24,8 @@ const rename = (events: ReadonlyArray<Event>, names: ToolNameMap): ReadonlyArray
 export const withNeutralToolNames = (decoder: StreamDecoder, names: ToolNameMap | undefined): StreamDecoder =>
   names === undefined
     ? decoder
-    : { push: (message) => rename(decoder.push(message), names), end: () => rename(decoder.end(), names) }
+    : {
+        push: (message) => rename(decoder.push(message), names),
+        end: () => rename(decoder.end(), names),
+        ...(decoder.isComplete === undefined ? {} : { isComplete: () => decoder.isComplete?.() === true })
+      }

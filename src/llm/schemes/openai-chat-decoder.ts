@@ -1,6 +1,11 @@
 import type { Event, StopReason } from "../event.ts"
 import type { StreamDecoder } from "../scheme.ts"
 import type { ToolNameMap } from "../../schema/tool-names.ts"
+import { defaultResponseLimits, limitExceeded, utf8Bytes } from "../limits.ts"
+import type { ResponseLimits } from "../limits.ts"
+import { clip, quote } from "../../schema/quote.ts"
+import { parsedJsonText } from "../json-text.ts"
+import { ResponseCallIds } from "./call-ids.ts"
 import { BlockTracker } from "./openai-block-tracker.ts"
 import { CHAT_USAGE, usageEvent } from "./openai-usage.ts"
 import { codeField, isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
@@ -17,10 +22,14 @@ const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
 /** One tool call being streamed. Its block opens once the name is known (the first chunk, on every known server). */
 interface ToolSlot {
   readonly key: string
+  /** The id the server sent (undefined when none), which continuation chunks repeat on some servers. */
+  readonly wireId: string | undefined
+  /** The call's id in the response: the server's, unless missing or already taken by another call. */
   readonly id: string
   name: string
   /** Argument text that arrived before the name; flushed into the block when it opens. */
   pending: string
+  pendingBytes: number
 }
 
 export interface ChatDecoderOptions {
@@ -29,12 +38,15 @@ export interface ChatDecoderOptions {
    * default, so generated ids never collide with those of earlier turns in the same history.
    */
   readonly generatedIdPrefix?: string
+  /** Bounds argument text held before its call's name arrives (`maxArgumentBytes`). */
+  readonly limits?: ResponseLimits
 }
 
 /**
  * Chat Completions chunks → neutral events. Text, reasoning (`reasoning_content` / `reasoning`, sent by some
  * compatible servers) and every tool call get their own block; tool calls are keyed by (index, id) because some
- * servers reuse index 0 for each of several parallel calls. `finish_reason` closes every open block.
+ * servers reuse index 0 for each of several parallel calls. `finish_reason` closes every open block. Every call
+ * of a response has its own id: a missing one is generated, a repeated one disambiguated (`ResponseCallIds`).
  */
 export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderOptions = {}): StreamDecoder => {
   const blocks = new BlockTracker()
@@ -43,6 +55,8 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
   const calls: Array<ToolSlot> = []
   const idPrefix = options.generatedIdPrefix ?? `call_${crypto.randomUUID().slice(0, 8)}_`
   let generated = 0
+  const ids = new ResponseCallIds(() => `${idPrefix}${generated++}`)
+  const maxArgumentBytes = (options.limits ?? defaultResponseLimits).maxArgumentBytes
   let started = false
   let sawToolCall = false
   let stopReason: StopReason | undefined
@@ -82,10 +96,10 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     const args = fn === undefined ? undefined : stringField(fn, "arguments")
     let slot = slots.get(wireIndex)
     // A new id, or a second name without an id, at an index already in use: a server reusing index 0 per call.
-    const anotherCall = slot !== undefined && (id !== undefined ? id !== slot.id : name !== undefined && name !== "" && slot.name !== "")
+    const anotherCall = slot !== undefined && (id !== undefined ? id !== slot.wireId : name !== undefined && name !== "" && slot.name !== "")
     if (slot === undefined || anotherCall) {
-      const callId = id ?? `${idPrefix}${generated++}`
-      slot = { key: `tool:${wireIndex}:${callId}`, id: callId, name: "", pending: "" }
+      const callId = ids.take(id)
+      slot = { key: `tool:${wireIndex}:${callId}`, wireId: id, id: callId, name: "", pending: "", pendingBytes: 0 }
       slots.set(wireIndex, slot)
       calls.push(slot)
       sawToolCall = true
@@ -95,8 +109,14 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     if (index === undefined && slot.name !== "") openTool(slot, out)
     if (args === undefined || args === "") return
     const open = blocks.indexOf(slot.key)
-    if (open === undefined) slot.pending += args
-    else out.push({ type: "block_delta", index: open, delta: { kind: "input_json", json: args } })
+    if (open === undefined) {
+      // Only a server that sends arguments before the name gets here; what it holds back is still one call's.
+      slot.pendingBytes += utf8Bytes(args)
+      if (slot.pendingBytes > maxArgumentBytes) {
+        throw limitExceeded("maxArgumentBytes", maxArgumentBytes, slot.pendingBytes, ` (call ${quote(slot.id)}, before its name)`)
+      }
+      slot.pending += args
+    } else out.push({ type: "block_delta", index: open, delta: { kind: "input_json", json: args } })
   }
 
   const textDelta = (key: "text" | "thinking", text: string, out: Array<Event>) => {
@@ -122,7 +142,7 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     if (error !== undefined) {
       const detail = isRecord(error) ? error : {}
       const code = codeField(detail, "code") ?? stringField(detail, "type") ?? "provider_error"
-      fail(code, stringField(detail, "message") ?? JSON.stringify(error), out)
+      fail(code, stringField(detail, "message") ?? clip(parsedJsonText(error), 2000), out)
       return
     }
     if (!started) {
@@ -166,6 +186,7 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
       else chunk(record, out)
       return out
     },
+    isComplete: () => !done && stopReason !== undefined,
     end() {
       if (done) return []
       const out: Array<Event> = []

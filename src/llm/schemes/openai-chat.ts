@@ -158,7 +158,11 @@ export const makeOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme =>
   return {
     name: "openai-chat",
     validate,
-    decoder: (request) => makeOpenAiChatDecoder(request === undefined ? undefined : toolNames(request.tools, "openai-chat")),
+    decoder: (request, decoderOptions) =>
+      makeOpenAiChatDecoder(
+        request === undefined ? undefined : toolNames(request.tools, "openai-chat"),
+        decoderOptions?.limits === undefined ? {} : { limits: decoderOptions.limits }
+      ),
     encodeRequest(request) {
       const { config } = request
       const names = toolNames(request.tools, "openai-chat")

@@ -1,6 +1,7 @@
 import type { Event, StopReason } from "../event.ts"
 import type { StreamDecoder } from "../scheme.ts"
 import type { ToolNameMap } from "../../schema/tool-names.ts"
+import { ResponseCallIds } from "./call-ids.ts"
 import { BlockTracker } from "./openai-block-tracker.ts"
 import { RESPONSES_USAGE, usageEvent } from "./openai-usage.ts"
 import { codeField, isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
@@ -18,13 +19,25 @@ interface OutputEntry {
   streamed: string
 }
 
+export interface ResponsesDecoderOptions {
+  /**
+   * Prefix for call ids made up when a (compatible) server sends a `function_call` without `call_id` or `id`.
+   * Unique per decoder by default, like the Chat decoder's, so they never collide with earlier turns' ids.
+   */
+  readonly generatedIdPrefix?: string
+}
+
 /**
  * Responses API events → neutral events. Each output item is one block keyed by its `output_index`: a message
  * is a text block, a `function_call` a tool_use block, a `reasoning` item a thinking block whose stop carries the
  * item id and `encrypted_content` from `response.output_item.done` (the copy in `added` may be incomplete).
+ * Every call has its own id: a missing one is generated, a repeated one disambiguated (`ResponseCallIds`).
  */
-export const makeOpenAiResponsesDecoder = (names?: ToolNameMap): StreamDecoder => {
+export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: ResponsesDecoderOptions = {}): StreamDecoder => {
   const blocks = new BlockTracker()
+  const idPrefix = options.generatedIdPrefix ?? `call_${crypto.randomUUID().slice(0, 8)}_`
+  let generated = 0
+  const ids = new ResponseCallIds(() => `${idPrefix}${generated++}`)
   const entries = new Map<number, OutputEntry>()
   let started = false
   let sawToolCall = false
@@ -78,7 +91,7 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap): StreamDecoder =
           key(outputIndex),
           {
             kind: "tool_use",
-            id: stringField(item, "call_id") ?? stringField(item, "id") ?? "",
+            id: ids.take(stringField(item, "call_id") || stringField(item, "id") || undefined),
             name: names === undefined ? wireName : names.fromWire(wireName)
           },
           out

@@ -1,4 +1,6 @@
 import type { Event } from "../event.ts"
+import { defaultResponseLimits, ResponseMeter } from "../limits.ts"
+import type { ResponseLimits } from "../limits.ts"
 import {
   LlmCancelled,
   LlmHttpError,
@@ -9,20 +11,21 @@ import {
   isLlmError
 } from "../llm-error.ts"
 import type { LlmError } from "../llm-error.ts"
-import type { StreamDecoder } from "../scheme.ts"
+import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { createSseParser } from "../sse.ts"
+import { printable, shownUrl } from "./printable.ts"
 import { readCapped } from "./read-capped.ts"
 import { backoffDelayMs, isRetryableStatus, isTransientErrorCode, retryAfterMs } from "./retry-policy.ts"
 import type { RetryPolicy } from "./retry-policy.ts"
 import { PhaseTimer } from "./timeouts.ts"
-import type { Timeouts } from "./timeouts.ts"
+import type { ExpiredPhase, Timeouts } from "./timeouts.ts"
 
 /** One provider call: where to POST what, and a fresh decoder per attempt (decoders are stateful). */
 export interface SseCall {
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
-  readonly decoder: () => StreamDecoder
+  readonly decoder: (options?: DecoderOptions) => StreamDecoder
 }
 
 export interface TransportOptions {
@@ -31,6 +34,8 @@ export interface TransportOptions {
   readonly fetch: typeof globalThis.fetch
   /** Bytes of a non-success body kept in `LlmHttpError.body`. */
   readonly maxErrorBodyBytes: number
+  /** Size bounds of one response; `defaultResponseLimits` when absent. */
+  readonly limits?: ResponseLimits
 }
 
 /** Why an attempt ended early, and whether trying again could help. */
@@ -42,10 +47,25 @@ class AttemptFailure {
   ) {}
 }
 
+/**
+ * Meta events held before the first content event. Real streams hold two or three ("started", early usage);
+ * a stream that sends more without ever starting content is not a response.
+ */
+const MAX_HELD_EVENTS = 64
+
+/** Characters of a non-stream success body quoted in the protocol error. */
+const QUOTED_BODY_CHARS = 200
+
 const isContent = (event: Event): boolean =>
   event.type === "block_start" || event.type === "block_delta" || event.type === "block_stop" || event.type === "block_abort"
 
 const isTerminal = (event: Event): boolean => event.type === "status" && event.status !== "started"
+
+/** An SSE message with no data (`data:` alone, or blank) carries nothing: a keep-alive, never decoded. */
+const isEmptyMessage = (message: SseMessage): boolean => message.data.trim() === ""
+
+/** A decoded batch that is only keep-alive (`ping`, or nothing: a chunk with no content in it). */
+const isKeepAlive = (events: ReadonlyArray<Event>): boolean => events.every((event) => event.type === "ping")
 
 /** The call's headers with the body's content type and the SSE accept header fixed (set by name, any case). */
 const requestHeaders = (headers: Readonly<Record<string, string>>): Headers => {
@@ -55,17 +75,24 @@ const requestHeaders = (headers: Readonly<Record<string, string>>): Headers => {
   return out
 }
 
+const timeoutMessage = (expired: ExpiredPhase): string => {
+  switch (expired.phase) {
+    case "headers":
+      return `No response headers within ${expired.afterMs} ms`
+    case "first_event":
+      return `No content within ${expired.afterMs} ms`
+    case "idle":
+      return `No event within ${expired.afterMs} ms`
+    case "total":
+      return `No complete response within ${expired.afterMs} ms (the total deadline)`
+  }
+}
+
 /** What a rejected fetch or body read means, given who aborted. */
 const classifyRejection = (cause: unknown, signal: AbortSignal | undefined, timer: PhaseTimer): LlmError => {
   if (signal?.aborted) return new LlmCancelled({ message: "The request was cancelled" })
   const expired = timer.expiredPhase
-  if (expired !== undefined) {
-    return new LlmTimeout({
-      phase: expired.phase,
-      afterMs: expired.afterMs,
-      message: `No ${expired.phase === "headers" ? "response headers" : expired.phase === "first_event" ? "first event" : "event"} within ${expired.afterMs} ms`
-    })
-  }
+  if (expired !== undefined) return new LlmTimeout({ phase: expired.phase, afterMs: expired.afterMs, message: timeoutMessage(expired) })
   if (isLlmError(cause)) return cause
   const detail = cause instanceof Error ? (cause.cause instanceof Error ? `${cause.message}: ${cause.cause.message}` : cause.message) : String(cause)
   // Redirects are refused (`redirect: "error"`): an endpoint that redirects is misconfigured, and asking again
@@ -76,23 +103,36 @@ const classifyRejection = (cause: unknown, signal: AbortSignal | undefined, time
   return new LlmNetworkError({ message: detail })
 }
 
+/** The media type of a Content-Type header, lower case and without parameters; undefined when absent. */
+const mediaType = (contentType: string | null): string | undefined =>
+  contentType === null ? undefined : (contentType.split(";")[0] ?? "").trim().toLowerCase()
+
 /**
- * Streams one provider call as neutral events, with retries and per-phase timeouts.
+ * Streams one provider call as neutral events, with retries, deadlines and size bounds.
  *
  * Retry rule: an attempt may be retried only while the consumer has seen no content (block) event. Meta events
- * that arrive before the first content event (ping, `status: started`, early usage) are therefore held back and
+ * that arrive before the first content event (`status: started`, early usage) are therefore held back and
  * released together with it, so a retried attempt never shows the consumer a second "started". Retried: statuses
- * 408/409/425/429/5xx, network failures, timeouts, a stream that ends before its terminal event, and transient
- * provider error events (overloaded, rate limited). Never retried: other 4xx, protocol errors, cancellation.
+ * 408/409/425/429/5xx, network failures, timeouts (but never past the total deadline), a stream that ends before
+ * its terminal event, and transient provider error events (overloaded, rate limited). Never retried: other 4xx,
+ * protocol errors (a redirect, a success that is not an event stream), `LlmLimitExceeded`, cancellation.
  * The last allowed attempt is not cut short: its held events and error event reach the consumer as they are.
  *
- * End of stream: the decoder's `end()` closes any block still open. If the scheme reported a terminal status while
- * streaming (`completed` / `failed` / `cancelled`), or `end()` itself completes the response (the scheme judged it
- * whole), the call is over as the provider said; otherwise the response was cut short and the generator throws
- * `LlmNetworkError` after the closing events (retried instead when no content had been yielded). A provider error event
- * makes the generator throw `LlmProviderError` once the stream is over; the event itself is yielded first so
- * subscribers can show it. Any failure after content closes the open blocks (via `end()`) before throwing, except
- * cancellation, which throws at once.
+ * Keep-alives (SSE comments, events without data, Anthropic `ping`, chunks that decode to nothing) are neither
+ * held nor counted as progress: before content they are dropped, after it pings pass through; they satisfy no
+ * deadline and re-arm none (see `Timeouts`).
+ *
+ * End of stream: a terminal status from the scheme (`completed` / `failed` / `cancelled`: `[DONE]`,
+ * `message_stop`, `response.completed`…) ends the response there; the rest of the body is not read, so a
+ * server that leaves the connection open after it cannot turn a complete answer into a timeout. When the body
+ * ends without one, the decoder's `end()` closes any block still open; if `end()` completes the response (the
+ * scheme judged it whole) the call is over, otherwise it was cut short and the generator throws
+ * `LlmNetworkError` after the closing events (retried instead when no content had been yielded). A stream that
+ * goes quiet after the scheme judged it whole (`isComplete`: Chat after `finish_reason`, Gemini after
+ * `finishReason`) is ended the same way when the phase deadline passes, not failed. A provider error event makes
+ * the generator throw `LlmProviderError` once the stream is over; the event itself is yielded first so
+ * subscribers can show it. Any failure after content closes the open blocks (via `end()`) before throwing,
+ * except cancellation, which throws at once.
  *
  * Stopping iteration early (`break`) aborts the HTTP request. Requests go through the given `fetch` (the global
  * one by default), which on Node 20 ignores proxy environment variables.
@@ -103,16 +143,26 @@ export async function* streamSse(
   signal?: AbortSignal
 ): AsyncGenerator<Event, void, undefined> {
   const { retry } = options
+  const totalMs = options.timeouts.totalMs
+  const total = { at: Number.isFinite(totalMs) ? performance.now() + totalMs : Number.POSITIVE_INFINITY, afterMs: totalMs }
+  const totalTimeout = (last?: LlmError): LlmTimeout =>
+    new LlmTimeout({
+      phase: "total",
+      afterMs: totalMs,
+      message: `${timeoutMessage({ phase: "total", afterMs: totalMs })}${last === undefined ? "" : `; last attempt: ${last.message}`}`
+    })
   for (let attempt = 0; ; attempt++) {
     if (signal?.aborted) throw new LlmCancelled({ message: "The request was cancelled" })
     const progress = { contentYielded: false }
     try {
-      yield* runAttempt(call, options, signal, progress, attempt < retry.maxRetries)
+      yield* runAttempt(call, options, signal, progress, attempt < retry.maxRetries, total)
       return
     } catch (thrown) {
       if (!(thrown instanceof AttemptFailure)) throw thrown
       if (!thrown.retryable || progress.contentYielded || attempt >= retry.maxRetries) throw thrown.error
       const delay = thrown.retryAfterMs ?? backoffDelayMs(retry, attempt)
+      // A retry that could not even start before the total deadline is not made.
+      if (performance.now() + delay >= total.at) throw totalTimeout(thrown.error)
       try {
         await retry.sleep(delay, signal)
       } catch {
@@ -127,17 +177,22 @@ async function* runAttempt(
   options: TransportOptions,
   signal: AbortSignal | undefined,
   progress: { contentYielded: boolean },
-  mayRetry: boolean
+  mayRetry: boolean,
+  total: { readonly at: number; readonly afterMs: number }
 ): AsyncGenerator<Event, void, undefined> {
+  const limits = options.limits ?? defaultResponseLimits
+  const where = shownUrl(call.url)
   const controller = new AbortController()
   const forwardAbort = () => controller.abort()
   signal?.addEventListener("abort", forwardAbort, { once: true })
-  const timer = new PhaseTimer(controller)
+  const timer = new PhaseTimer(controller, total)
   const fail = (cause: unknown): AttemptFailure => {
     const error = classifyRejection(cause, signal, timer)
-    const retryable = error._tag === "LlmNetworkError" || error._tag === "LlmTimeout"
+    // Past the total deadline nothing is retried.
+    const retryable = (error._tag === "LlmNetworkError" || error._tag === "LlmTimeout") && !(error._tag === "LlmTimeout" && error.phase === "total")
     return new AttemptFailure(error, retryable)
   }
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
   try {
     timer.start("headers", options.timeouts.headersMs)
     let response: Response
@@ -154,39 +209,52 @@ async function* runAttempt(
     }
 
     /** A body that is not a stream, read with a size cap (and the idle deadline) to be quoted in the error. */
-    const readWholeBody = async (): Promise<string> => {
+    const readWholeBody = async (maxBytes: number): Promise<string> => {
       timer.start("idle", options.timeouts.idleMs)
       try {
-        return await readCapped(response.body, options.maxErrorBodyBytes)
+        return await readCapped(response.body, maxBytes)
       } catch (cause) {
         throw fail(cause)
       }
     }
 
     if (!response.ok) {
-      const body = await readWholeBody()
+      const body = await readWholeBody(options.maxErrorBodyBytes)
       throw new AttemptFailure(
-        new LlmHttpError({ status: response.status, body, message: `HTTP ${response.status} from ${call.url}` }),
+        new LlmHttpError({ status: response.status, body, message: `HTTP ${response.status} from ${where}` }),
         isRetryableStatus(response.status),
         retryAfterMs(options.retry, response.headers)
       )
     }
     if (response.body === null) throw new AttemptFailure(new LlmProtocolError({ message: "Response has no body" }), false)
-    // A success that is not a stream (a proxy or a server ignoring `stream: true`) is reported with its body,
-    // not read as SSE and mistaken for a truncated stream.
-    if ((response.headers.get("content-type") ?? "").toLowerCase().startsWith("application/json")) {
-      const body = await readWholeBody()
+    // A success that is not a stream (a proxy's HTML page, a server ignoring `stream: true`) is reported with
+    // the start of its body, not read as SSE and mistaken for a truncated stream; asking again gets the same.
+    // A missing Content-Type is given the benefit of the doubt (some small servers omit it).
+    const contentType = response.headers.get("content-type")
+    const media = mediaType(contentType)
+    if (media === "application/json") {
+      const body = await readWholeBody(options.maxErrorBodyBytes)
       throw new AttemptFailure(
-        new LlmProtocolError({ message: `Expected an event stream from ${call.url}, got application/json: ${body}` }),
+        new LlmProtocolError({ message: `Expected an event stream from ${where}, got application/json: ${body}` }),
+        false
+      )
+    }
+    if (media !== undefined && media !== "text/event-stream") {
+      const head = await readWholeBody(QUOTED_BODY_CHARS * 4)
+      throw new AttemptFailure(
+        new LlmProtocolError({
+          message: `Expected an event stream from ${where}, got Content-Type "${printable(contentType ?? "", 100)}"; the body starts "${printable(head, QUOTED_BODY_CHARS)}"`
+        }),
         false
       )
     }
 
     timer.start("first_event", options.timeouts.firstEventMs)
-    const reader = response.body.getReader()
+    reader = response.body.getReader()
     const text = new TextDecoder()
-    const sse = createSseParser()
-    const decoder = call.decoder()
+    const sse = createSseParser(limits.maxEventChars)
+    const decoder = call.decoder({ limits })
+    const meter = new ResponseMeter(limits)
     let held: Array<Event> = []
     let terminal = false
     let providerError: { readonly code: string; readonly message: string } | undefined
@@ -203,6 +271,14 @@ async function* runAttempt(
       if (!fromEnd && isTerminal(event)) terminal = true
       if (progress.contentYielded) return [event]
       if (!isContent(event)) {
+        // Keep-alives before content carry nothing the consumer needs: they are not held.
+        if (event.type === "ping") return []
+        if (held.length >= MAX_HELD_EVENTS) {
+          throw new AttemptFailure(
+            new LlmProtocolError({ message: `More than ${MAX_HELD_EVENTS} events before any content from ${where}` }),
+            false
+          )
+        }
         held.push(event)
         return []
       }
@@ -216,19 +292,23 @@ async function* runAttempt(
     const closingBefore = (failure: AttemptFailure): ReadonlyArray<Event> =>
       progress.contentYielded && failure.error._tag !== "LlmCancelled" ? decoder.end() : []
 
-    // The idle deadline measures the server, not the consumer: it is stopped while an event is being handled
-    // (a slow hook must not kill a healthy stream) and re-armed before the next read once an event has arrived.
+    // Deadlines measure the server, not the consumer: the clock is paused while an event is being handled (a
+    // slow hook must not kill a healthy stream) and resumed before the next read. An event with content re-arms
+    // the idle deadline in full; a keep-alive does not, so a stream of pings cannot hold the call open.
     let rearmIdle = false
-    for (;;) {
+    reading: for (;;) {
       if (rearmIdle) {
         timer.start("idle", options.timeouts.idleMs)
         rearmIdle = false
-      }
+      } else timer.resume()
       let chunk: Awaited<ReturnType<typeof reader.read>>
       try {
         chunk = await reader.read()
       } catch (cause) {
         const failure = fail(cause)
+        // Gone quiet after everything a whole response needs: it is over, not failed.
+        const expired = timer.expiredPhase?.phase
+        if ((expired === "idle" || expired === "first_event") && !signal?.aborted && decoder.isComplete?.() === true) break
         yield* closingBefore(failure)
         throw failure
       }
@@ -242,24 +322,30 @@ async function* runAttempt(
         throw failure
       }
       for (const message of messages) {
-        rearmIdle = true
+        if (isEmptyMessage(message)) continue
         let events: ReadonlyArray<Event>
         try {
           events = decoder.push(message)
+          for (const event of events) meter.check(event)
         } catch (cause) {
           const error = isLlmError(cause) ? cause : new LlmProtocolError({ message: cause instanceof Error ? cause.message : String(cause) })
           const failure = new AttemptFailure(error, false)
           yield* closingBefore(failure)
           throw failure
         }
+        const keepAlive = isKeepAlive(events)
         for (const event of events) {
           for (const out of route(event, false)) {
             // The consumer may cancel while handling an event; nothing more of this batch reaches it.
             if (signal?.aborted) throw new AttemptFailure(new LlmCancelled({ message: "The request was cancelled" }), false)
-            timer.stop()
+            timer.pause()
             yield out
           }
         }
+        // Before content the first-content deadline keeps running whatever bookkeeping arrives.
+        if (!keepAlive && progress.contentYielded) rearmIdle = true
+        // The terminal event completes the response: whatever follows it is not read.
+        if (terminal) break reading
       }
     }
     timer.stop()
@@ -278,9 +364,11 @@ async function* runAttempt(
     if (providerError !== undefined) throw new AttemptFailure(new LlmProviderError(providerError), false)
     if (!finished) throw new AttemptFailure(new LlmNetworkError({ message: "The stream ended before the provider's terminal event" }), false)
   } finally {
-    timer.stop()
+    timer.dispose()
     signal?.removeEventListener("abort", forwardAbort)
-    // Ends the connection when the consumer stops early or an error left the body unread.
+    // Stops reading (a terminal event may leave the body open), then ends the connection: also when the consumer
+    // stops early or an error left the body unread.
+    reader?.cancel().catch(() => undefined)
     controller.abort()
   }
 }

@@ -1,50 +1,120 @@
 /**
- * Per-phase deadlines of one streamed call. A phase timer restarts at each SSE event, so a long answer that keeps
- * streaming never times out, while a connection that goes quiet does. `Infinity` disables a phase.
+ * Deadlines of one streamed call. The phase deadlines restart as the stream makes progress, so a long answer
+ * that keeps streaming never times out while a connection that goes quiet does; the optional total deadline
+ * bounds the whole call whatever it streams. `Infinity` disables a deadline.
+ *
+ * Keep-alives (SSE comments, empty events, Anthropic `ping`, chunks that decode to nothing) prove only that the
+ * connection is open: they satisfy no deadline and re-arm none, so a server that sends nothing but keep-alives
+ * still times out.
  */
 export interface Timeouts {
   /** From sending the request until the response headers arrive. */
   readonly headersMs: number
-  /** From the headers until the first complete SSE event (reasoning models may think for a while first). */
+  /**
+   * From the headers until the first content (a block, an error or the end of the response). Bookkeeping such
+   * as "started" and usage does not count: reasoning models may think for a while first.
+   */
   readonly firstEventMs: number
-  /** Between two SSE events, and while reading an error body. */
+  /** Between two events once content has begun, and while reading an error body. */
   readonly idleMs: number
+  /**
+   * The whole call: every attempt, back-off between them and the time the consumer spends on events, from the
+   * call until the response is complete. Off (`Infinity`) by default; set it to bound wall time absolutely.
+   */
+  readonly totalMs: number
 }
 
 export const defaultTimeouts: Timeouts = {
   headersMs: 60_000,
   firstEventMs: 120_000,
-  idleMs: 90_000
+  idleMs: 90_000,
+  totalMs: Number.POSITIVE_INFINITY
 }
 
-export type TimeoutPhase = "headers" | "first_event" | "idle"
+export type TimeoutPhase = "headers" | "first_event" | "idle" | "total"
+
+export interface ExpiredPhase {
+  readonly phase: TimeoutPhase
+  readonly afterMs: number
+}
 
 /**
- * One resettable timer that aborts the attempt's controller when it fires and remembers which phase it was
- * guarding, so the resulting abort can be reported as an `LlmTimeout` rather than a network failure.
+ * One resettable phase timer, plus the call's total deadline, that abort the attempt's controller when they
+ * fire and remember which deadline it was, so the resulting abort is reported as an `LlmTimeout` rather than a
+ * network failure.
  */
 export class PhaseTimer {
   private timer: ReturnType<typeof setTimeout> | undefined
-  private expired: { readonly phase: TimeoutPhase; readonly afterMs: number } | undefined
+  private totalTimer: ReturnType<typeof setTimeout> | undefined
+  private expired: ExpiredPhase | undefined
+  private running: (ExpiredPhase & { readonly at: number }) | undefined
+  private paused: (ExpiredPhase & { readonly remaining: number }) | undefined
 
-  constructor(private readonly controller: AbortController) {}
+  /**
+   * `total`: when the call's total deadline passes (`performance.now()` time: monotonic and finer than a
+   * millisecond, so many short pauses cannot round the remaining time up), and its configured length.
+   */
+  constructor(
+    private readonly controller: AbortController,
+    total?: { readonly at: number; readonly afterMs: number }
+  ) {
+    if (total !== undefined && Number.isFinite(total.at)) {
+      this.totalTimer = setTimeout(() => this.fire({ phase: "total", afterMs: total.afterMs }), Math.max(0, total.at - performance.now()))
+    }
+  }
 
+  private fire(expired: ExpiredPhase): void {
+    this.expired ??= expired
+    this.controller.abort()
+  }
+
+  /** Starts `phase` afresh: its whole `ms` from now. */
   start(phase: TimeoutPhase, ms: number): void {
     this.stop()
+    this.paused = undefined
     if (!Number.isFinite(ms)) return
-    this.timer = setTimeout(() => {
-      this.expired = { phase, afterMs: ms }
-      this.controller.abort()
-    }, ms)
+    this.arm({ phase, afterMs: ms }, ms)
+  }
+
+  private arm(expired: ExpiredPhase, inMs: number): void {
+    this.running = { ...expired, at: performance.now() + inMs }
+    this.timer = setTimeout(() => this.fire(expired), inMs)
+  }
+
+  /**
+   * Stops the phase clock while the consumer handles an event (its time is not the server's) and keeps what was
+   * left of the phase, so a `resume()` after a keep-alive does not grant a fresh period.
+   */
+  pause(): void {
+    if (this.running === undefined) return
+    this.paused = { phase: this.running.phase, afterMs: this.running.afterMs, remaining: Math.max(0, this.running.at - performance.now()) }
+    this.stop()
+  }
+
+  /** Continues a paused phase with the time it had left; nothing if none is paused. */
+  resume(): void {
+    const paused = this.paused
+    if (paused === undefined || this.timer !== undefined) return
+    this.paused = undefined
+    this.arm({ phase: paused.phase, afterMs: paused.afterMs }, paused.remaining)
   }
 
   stop(): void {
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.timer = undefined
+    this.running = undefined
   }
 
-  /** The phase whose deadline passed, if one did. */
-  get expiredPhase(): { readonly phase: TimeoutPhase; readonly afterMs: number } | undefined {
+  /** Stops both deadlines; the attempt is over. */
+  dispose(): void {
+    this.stop()
+    this.paused = undefined
+    if (this.totalTimer !== undefined) clearTimeout(this.totalTimer)
+    this.totalTimer = undefined
+  }
+
+  /** The deadline that passed, if one did. */
+  get expiredPhase(): ExpiredPhase | undefined {
     return this.expired
   }
 }

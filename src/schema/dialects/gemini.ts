@@ -1,6 +1,9 @@
 import type { ToolSpec } from "../../llm/request.ts"
 import { adoptCanonicalSchema } from "../canonical-json.ts"
+import { assertDepth, DEFAULT_MAX_DOCUMENT_DEPTH } from "../json-depth.ts"
 import type { JsonObject, JsonSchema, JsonValue } from "../json-schema.ts"
+import { setOwn } from "../own-property.ts"
+import { quote } from "../quote.ts"
 import { plainSchema } from "./schema-objects.ts"
 
 /** One `functionDeclarations` entry carrying the JSON Schema as given (`parametersJsonSchema`), keys in canonical order. */
@@ -71,7 +74,7 @@ const translate = (schema: JsonValue, path: string, losses: Array<SubsetLoss>): 
     out["anyOf"] = nonNull.map((t) => translate({ ...schema, type: t }, path, losses))
   } else if (nonNull.length === 1) {
     const name = TYPE_NAMES[nonNull[0] as string]
-    if (name === undefined) losses.push({ path, severity: "warning", message: `unknown type ${JSON.stringify(nonNull[0])}` })
+    if (name === undefined) losses.push({ path, severity: "warning", message: `unknown type ${quote(nonNull[0] as string)}` })
     else out["type"] = name
   } else if (types.includes("null")) {
     out["type"] = "NULL"
@@ -101,7 +104,7 @@ const translate = (schema: JsonValue, path: string, losses: Array<SubsetLoss>): 
           })
           continue
         }
-        props[name] = child
+        setOwn(props, name, child)
       }
       const names = Object.keys(props)
       if (names.length === 0) continue
@@ -122,7 +125,7 @@ const translate = (schema: JsonValue, path: string, losses: Array<SubsetLoss>): 
     } else if (key === "additionalProperties" && value !== false && !(isObject(value) && Object.keys(value).length === 0)) {
       losses.push({ path, severity: "warning", message: "additionalProperties with a schema (a record) has no OpenAPI-subset form (dropped)" })
     } else if (!SILENT.has(key) && key !== "examples") {
-      losses.push({ path, severity: "warning", message: `keyword "${key}" has no OpenAPI-subset form (dropped)` })
+      losses.push({ path, severity: "warning", message: `keyword ${quote(key)} has no OpenAPI-subset form (dropped)` })
     }
   }
   return out
@@ -132,10 +135,13 @@ const translate = (schema: JsonValue, path: string, losses: Array<SubsetLoss>): 
  * The schema translated to Gemini's OpenAPI-subset `Schema` (the older `parameters` field): upper-case type names,
  * `type: [x, "null"]` as `nullable`, string-only enums, `propertyOrdering` to keep the author's order. Anything
  * the subset lacks is dropped and reported in `losses`.
+ *
+ * @throws JsonTooDeepError when the schema nests deeper than `DEFAULT_MAX_DOCUMENT_DEPTH` (the translation recurses).
  */
 export const toGeminiSubsetSchema = (
   schema: JsonSchema
 ): { readonly schema: JsonObject; readonly losses: ReadonlyArray<SubsetLoss> } => {
+  assertDepth(schema, DEFAULT_MAX_DOCUMENT_DEPTH, "schema")
   const losses: Array<SubsetLoss> = []
   return { schema: translate(schema, "", losses), losses }
 }

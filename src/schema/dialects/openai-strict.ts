@@ -1,4 +1,7 @@
+import { assertDepth, DEFAULT_MAX_DOCUMENT_DEPTH, DEFAULT_MAX_JSON_DEPTH, tooDeepMessage, valueDepth } from "../json-depth.ts"
 import type { JsonObject, JsonSchema, JsonValue } from "../json-schema.ts"
+import { ownValue, setOwn } from "../own-property.ts"
+import { quote } from "../quote.ts"
 
 /**
  * OpenAI strict mode ("Structured Outputs" for function tools) accepts only a subset of JSON Schema: every object
@@ -75,7 +78,8 @@ export const resolveRef = (schema: JsonObject, root: JsonSchema): JsonObject => 
     let target: JsonValue | undefined = root
     for (const part of ref.slice(1).split("/").filter((p) => p !== "")) {
       const key = part.replaceAll("~1", "/").replaceAll("~0", "~")
-      target = isObject(target) ? target[key] : undefined
+      // Own members only: "#/constructor" or "#/__proto__" must not resolve into Object.prototype.
+      target = isObject(target) ? ownValue(target, key) : undefined
     }
     if (!isObject(target)) return current
     current = target
@@ -113,7 +117,7 @@ const rewrite = (schema: JsonValue, path: string, depth: number, walk: Walk): Js
     const value = schema[key] as JsonValue
     if (DROPPABLE_ANNOTATIONS.has(key)) continue
     if (!STRICT_KEYWORDS.has(key)) {
-      walk.problems.push({ path, message: `keyword "${key}" is not supported in strict mode` })
+      walk.problems.push({ path, message: `keyword ${quote(key)} is not supported in strict mode` })
       continue
     }
     switch (key) {
@@ -124,7 +128,7 @@ const rewrite = (schema: JsonValue, path: string, depth: number, walk: Walk): Js
         for (const name of Object.keys(value)) {
           walk.propertyCount++
           const child = rewrite(value[name] as JsonValue, `${path}/properties/${name}`, depth + 1, walk)
-          props[name] = required.has(name) ? child : nullable(child)
+          setOwn(props, name, required.has(name) ? child : nullable(child))
         }
         out["properties"] = props
         out["required"] = Object.keys(value)
@@ -165,7 +169,7 @@ const rewrite = (schema: JsonValue, path: string, depth: number, walk: Walk): Js
         break
       case "format":
         if (typeof value !== "string" || !STRICT_STRING_FORMATS.has(value)) {
-          walk.problems.push({ path, message: `format ${JSON.stringify(value)} is not supported in strict mode` })
+          walk.problems.push({ path, message: `format ${typeof value === "string" ? quote(value) : "(not a string)"} is not supported in strict mode` })
         }
         out[key] = value
         break
@@ -191,6 +195,11 @@ const rewrite = (schema: JsonValue, path: string, depth: number, walk: Walk): Js
 
 /** The strict rewrite of a tool's parameters schema, or why it cannot be strict. */
 export const toStrictSchema = (schema: JsonSchema): StrictResult => {
+  // The rewrite recurses; a schema that is not bounded yet (a raw ToolSpec, a lint of a plugin's schema) is checked
+  // iteratively first and simply cannot be strict.
+  if (valueDepth(schema, DEFAULT_MAX_DOCUMENT_DEPTH) > DEFAULT_MAX_DOCUMENT_DEPTH) {
+    return { ok: false, problems: [{ path: "", message: tooDeepMessage("schema", DEFAULT_MAX_DOCUMENT_DEPTH) }] }
+  }
   const walk: Walk = { problems: [], propertyCount: 0 }
   const problems = walk.problems
   if (schema["type"] !== "object") problems.push({ path: "", message: "the root must be an object schema" })
@@ -210,18 +219,23 @@ const matchesType = (schema: JsonObject, value: unknown): boolean => {
   return types.some((t) => t === actual || (t === "integer" && actual === "number"))
 }
 
-const restore = (schema: JsonValue | undefined, value: unknown, root: JsonSchema): unknown => {
-  if (!isObject(schema) || typeof value !== "object" || value === null) return value
+/**
+ * `hops` counts every step, into a member or through an `anyOf`: the value's depth is bounded on entry, but a
+ * hand-written schema with a `$ref` cycle through `anyOf` could loop on one value forever. Past the bound the
+ * value is left as it is (the decoder still checks it against the schema).
+ */
+const restore = (schema: JsonValue | undefined, value: unknown, root: JsonSchema, hops: number): unknown => {
+  if (!isObject(schema) || typeof value !== "object" || value === null || hops > DEFAULT_MAX_DOCUMENT_DEPTH) return value
   const resolved = resolveRef(schema, root)
   const branches = resolved["anyOf"] ?? resolved["oneOf"]
   if (Array.isArray(branches)) {
     const objects = branches.filter((b): b is JsonObject => isObject(b)).map((b) => resolveRef(b, root))
     const branch = objects.find((b) => matchesType(b, value) && (b["type"] !== undefined || "properties" in b))
-    return branch === undefined ? value : restore(branch, value, root)
+    return branch === undefined ? value : restore(branch, value, root, hops + 1)
   }
   if (Array.isArray(value)) {
     const items = resolved["items"]
-    return isObject(items) ? value.map((item) => restore(items, item, root)) : value
+    return isObject(items) ? value.map((item) => restore(items, item, root, hops + 1)) : value
   }
   const properties = resolved["properties"]
   if (!isObject(properties)) return value
@@ -229,18 +243,34 @@ const restore = (schema: JsonValue | undefined, value: unknown, root: JsonSchema
   // No prototype: a model-sent "__proto__" key stays a plain property (and is refused by the closed schema).
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>
   for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
-    const propertySchema = properties[key]
+    // Own members only: a model's "constructor" key must not pick up Object.prototype.constructor as its schema.
+    const propertySchema = ownValue(properties, key)
     if (member === null && !required.has(key) && propertySchema !== undefined && !acceptsNull(propertySchema, root)) {
       continue
     }
-    out[key] = restore(propertySchema, member, root)
+    out[key] = restore(propertySchema, member, root, hops + 1)
   }
   return out
+}
+
+/** Bounds for `restoreStrictArguments`. */
+export interface RestoreOptions {
+  /** Deepest nesting of arguments accepted; deeper throws `JsonTooDeepError`. Default `DEFAULT_MAX_JSON_DEPTH` (64). */
+  readonly maxDepth?: number
 }
 
 /**
  * For OpenAI strict tools: turns the model's `null` for a property that the original schema marks optional (and
  * does not itself allow to be null) back into an absent property, at every depth. `schema` is the original,
  * non-strict schema. Other values are returned unchanged.
+ *
+ * The value comes from the model, so its depth is checked first (iteratively): what comes back can be
+ * re-serialised with `JSON.stringify` without overflowing the stack.
+ *
+ * @throws JsonTooDeepError (`arguments nested deeper than 64 levels`) when the value nests deeper than
+ *   `options.maxDepth`; check the argument text with `jsonTextDepth` first to report it as an invalid argument.
  */
-export const restoreStrictArguments = (schema: JsonSchema, value: unknown): unknown => restore(schema, value, schema)
+export const restoreStrictArguments = (schema: JsonSchema, value: unknown, options?: RestoreOptions): unknown => {
+  assertDepth(value, options?.maxDepth ?? DEFAULT_MAX_JSON_DEPTH, "arguments")
+  return restore(schema, value, schema, 0)
+}

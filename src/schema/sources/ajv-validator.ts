@@ -2,59 +2,137 @@ import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js"
 import { canonicalSchemaJson } from "../canonical-json.ts"
+import { clip, listBounded } from "../quote.ts"
 import { UnsupportedSchemaError } from "../normalize.ts"
 import type { ArgumentIssue } from "../argument-codec.ts"
 import type { JsonSchema } from "../json-schema.ts"
 
 /**
- * One shared compiler. `strictNumbers` refuses NaN and ±Infinity for `number`/`integer`, which is what the
+ * The shared compilers. `strictNumbers` refuses NaN and ±Infinity for `number`/`integer`, which is what the
  * normalised schema promises. Standard formats (date-time, email, uri, uuid…) are checked, so a `format` the
  * model is shown is a `format` the decoder enforces; unknown formats and keywords (annotations, vendor `x-`
- * keys) are ignored rather than fatal.
+ * keys) are ignored rather than fatal. `multipleOfPrecision` makes `multipleOf: 0.1` accept 0.3 (whose float quotient is
+ * 2.9999999999999996), as Effect and zod do; without it the model is refused for following the schema.
+ *
+ * Two of them because ajv has no cap on the errors it collects: with `allErrors` a million wrong-typed items
+ * build a million error objects before anything can stop it. Arguments of ordinary size are checked with every
+ * error (the model can fix them all at once); larger ones stop at the first error.
+ *
+ * `ownProperties`: without it, ajv reads an optional property named `constructor` (or `toString`…) through the
+ * prototype chain, so `{}` was refused with "expected string, got function Object()".
  */
-const ajv = new Ajv2020({
-  allErrors: true,
-  verbose: true,
-  strict: false,
-  strictNumbers: true,
-  validateFormats: true,
-  logger: false
-})
+const options = { verbose: true, strict: false, strictNumbers: true, validateFormats: true, logger: false, ownProperties: true, multipleOfPrecision: 9 } as const
+const ajvAll = new Ajv2020({ ...options, allErrors: true })
+const ajvFirst = new Ajv2020({ ...options, allErrors: false })
 // ajv-formats is CommonJS; its module object also carries the plugin as `.default`, which is what NodeNext types.
-addFormatsModule.default(ajv)
+addFormatsModule.default(ajvAll)
+addFormatsModule.default(ajvFirst)
 
-/** Checks a value against a compiled schema; `undefined` means valid, so the success path allocates nothing. */
-export type JsonSchemaCheck = (input: unknown) => ReadonlyArray<ArgumentIssue> | undefined
+/** Default number of values (every primitive, array and object) up to which every issue is looked for. */
+export const DEFAULT_FULL_CHECK_SIZE = 10_000
+/** Default number of issues kept per refused value; the rest are only counted. */
+export const DEFAULT_KEPT_ISSUES = 20
+
+/** How much a check reports. */
+export interface CheckLimits {
+  /** Values (as `measureValue` counts them) up to which every issue is collected; above, only the first. */
+  readonly fullCheckSize: number
+  /** Issues kept; the count of the others is `omittedIssues`. */
+  readonly keptIssues: number
+}
+
+/** Why a value was refused: the first `keptIssues` issues and how many more were found. */
+export interface CheckFailure {
+  readonly issues: ReadonlyArray<ArgumentIssue>
+  readonly omittedIssues: number
+}
 
 /**
- * Identical schemas (by canonical text) share one compiled validator. A compiled validator is several KiB of
- * generated code, the bulk of a defined tool's memory; many tools share argument shapes.
+ * Checks a value against a compiled schema; `undefined` means valid, so the success path allocates nothing.
+ * `size` is the value's size as `measureValue` counts it (the caller measured it already for its depth check).
  */
-const compiled = new Map<string, ValidateFunction>()
+export type JsonSchemaCheck = (input: unknown, size: number) => CheckFailure | undefined
 
-const validatorFor = (schema: JsonSchema): ValidateFunction => {
+/**
+ * Identical schemas (by canonical text) share one compiled validator per compiler. A compiled validator is several
+ * KiB of generated code, the bulk of a defined tool's memory; many tools share argument shapes.
+ */
+const compiledAll = new Map<string, ValidateFunction>()
+const compiledFirst = new Map<string, ValidateFunction>()
+
+const validatorFor = (schema: JsonSchema, all: boolean): ValidateFunction => {
   const key = canonicalSchemaJson(schema)
-  let validate = compiled.get(key)
+  const cache = all ? compiledAll : compiledFirst
+  let validate = cache.get(key)
   if (validate === undefined) {
-    validate = ajv.compile(schema)
-    compiled.set(key, validate)
+    validate = (all ? ajvAll : ajvFirst).compile(schema)
+    cache.set(key, validate)
   }
   return validate
 }
 
 /**
  * Checks the schema now (an invalid schema fails at definition time) but compiles it on first use: defining
- * ten thousand tools should not cost ten thousand compilations when most are never called. Call the result per
- * decode.
+ * ten thousand tools should not cost ten thousand compilations when most are never called. The first-error
+ * validator is compiled only if a large value ever arrives. Call the result per decode.
  */
-export const compileJsonSchema = (schema: JsonSchema): JsonSchemaCheck => {
-  if (ajv.validateSchema(schema) !== true) {
-    throw new UnsupportedSchemaError({ message: `not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}` })
+/** Keywords whose value is one subschema, a list of them, or a map of names to them (as in `normalize.ts`). */
+const SUBSCHEMA_KEYWORDS = new Set([
+  "items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+  "unevaluatedProperties", "unevaluatedItems", "additionalItems", "anyOf", "oneOf", "allOf", "prefixItems",
+  "properties", "patternProperties", "dependentSchemas", "$defs", "definitions"
+])
+const MAP_KEYWORDS = new Set(["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"])
+
+/**
+ * Where the schema declares a property named `__proto__`, or undefined. ajv skips that name on purpose (a guard
+ * of its own against prototype pollution), so such a property would be neither checked nor allowed: the tool
+ * could never receive it. Refused at definition instead of failing every call. Recursion depth is the schema's,
+ * already bounded by `normalizeJsonSchema`.
+ */
+const protoProperty = (schema: unknown, path: string): string | undefined => {
+  if (typeof schema !== "object" || schema === null) return undefined
+  if (Array.isArray(schema)) {
+    for (let i = 0; i < schema.length; i++) {
+      const found = protoProperty(schema[i], `${path}/${i}`)
+      if (found !== undefined) return found
+    }
+    return undefined
   }
-  let validate: ValidateFunction | undefined
-  return (input) => {
-    validate ??= validatorFor(schema)
-    return validate(input) ? undefined : toIssues(validate.errors ?? [])
+  for (const [key, value] of Object.entries(schema)) {
+    if (!SUBSCHEMA_KEYWORDS.has(key)) continue
+    if (MAP_KEYWORDS.has(key) && typeof value === "object" && value !== null && !Array.isArray(value)) {
+      if (key === "properties" && Object.hasOwn(value, "__proto__")) return `${path}/properties/__proto__`
+      for (const [name, sub] of Object.entries(value)) {
+        const found = protoProperty(sub, `${path}/${key}/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`)
+        if (found !== undefined) return found
+      }
+    } else {
+      const found = protoProperty(value, `${path}/${key}`)
+      if (found !== undefined) return found
+    }
+  }
+  return undefined
+}
+
+export const compileJsonSchema = (
+  schema: JsonSchema,
+  limits: CheckLimits = { fullCheckSize: DEFAULT_FULL_CHECK_SIZE, keptIssues: DEFAULT_KEPT_ISSUES }
+): JsonSchemaCheck => {
+  if (ajvAll.validateSchema(schema) !== true) {
+    throw new UnsupportedSchemaError({ message: `not a valid JSON Schema: ${clip(ajvAll.errorsText(ajvAll.errors), 500)}` })
+  }
+  const proto = protoProperty(schema, "")
+  if (proto !== undefined) {
+    throw new UnsupportedSchemaError({
+      message: `a property named "__proto__" (at ${clip(proto, 200)}) cannot be checked by the argument decoder; rename it`
+    })
+  }
+  let all: ValidateFunction | undefined
+  let first: ValidateFunction | undefined
+  return (input, size) => {
+    const validate = size <= limits.fullCheckSize ? (all ??= validatorFor(schema, true)) : (first ??= validatorFor(schema, false))
+    return validate(input) ? undefined : toIssues(validate.errors ?? [], limits.keptIssues)
   }
 }
 
@@ -73,7 +151,7 @@ export const renderValue = (v: unknown): string => {
   if (Array.isArray(v)) return "array"
   if (typeof v === "object") return "object"
   if (typeof v === "string") return JSON.stringify(v.length > 32 ? `${v.slice(0, 29)}...` : v)
-  return String(v)
+  return clip(String(v), 40)
 }
 
 const typeNameOf = (schema: unknown): string => {
@@ -81,18 +159,24 @@ const typeNameOf = (schema: unknown): string => {
   return typeof t === "string" ? t : "number"
 }
 
+/** A schema value (from the tool's schema, which may come from a plugin) quoted back in a message: short. */
+const shown = (v: unknown): string => clip(JSON.stringify(v) ?? "null")
+
+/** At most a handful of alternatives or allowed values, each short. */
+const SHOWN_ALTERNATIVES = 8
+
 const describeAlternatives = (branches: unknown): string => {
   if (!Array.isArray(branches)) return "one of the allowed shapes"
   const names = branches.map((b) => {
     if (typeof b !== "object" || b === null) return "any value"
     const o = b as { type?: unknown; const?: unknown; enum?: unknown }
-    if ("const" in o) return JSON.stringify(o.const)
-    if (Array.isArray(o.enum)) return o.enum.map((e) => JSON.stringify(e)).join(" or ")
-    if (typeof o.type === "string") return o.type
-    if (Array.isArray(o.type)) return o.type.join(" or ")
+    if ("const" in o) return shown(o.const)
+    if (Array.isArray(o.enum)) return listBounded(o.enum.map(shown), " or ", SHOWN_ALTERNATIVES)
+    if (typeof o.type === "string") return clip(o.type)
+    if (Array.isArray(o.type)) return listBounded(o.type.map(String), " or ", SHOWN_ALTERNATIVES)
     return "a matching value"
   })
-  return [...new Set(names)].join(" or ")
+  return listBounded([...new Set(names)], " or ", SHOWN_ALTERNATIVES)
 }
 
 const messageOf = (e: ErrorObject): string => {
@@ -100,7 +184,7 @@ const messageOf = (e: ErrorObject): string => {
   const got = renderValue(e.data)
   switch (e.keyword) {
     case "type":
-      return `expected ${String(p["type"]).split(",").join(" or ")}, got ${got}`
+      return `expected ${clip(String(p["type"]).split(",").join(" or "))}, got ${got}`
     case "minimum":
     case "maximum":
     case "exclusiveMinimum":
@@ -114,9 +198,9 @@ const messageOf = (e: ErrorObject): string => {
     case "unevaluatedProperties":
       return "not allowed"
     case "enum":
-      return `expected one of ${(p["allowedValues"] as ReadonlyArray<unknown>).map((v) => JSON.stringify(v)).join(", ")}, got ${got}`
+      return `expected one of ${listBounded((p["allowedValues"] as ReadonlyArray<unknown>).map(shown), ", ", SHOWN_ALTERNATIVES)}, got ${got}`
     case "const":
-      return `expected ${JSON.stringify(p["allowedValue"])}, got ${got}`
+      return `expected ${shown(p["allowedValue"])}, got ${got}`
     case "minLength":
       return `expected at least ${String(p["limit"])} characters, got ${String((e.data as string).length)}`
     case "maxLength":
@@ -126,32 +210,52 @@ const messageOf = (e: ErrorObject): string => {
     case "maxItems":
       return `expected at most ${String(p["limit"])} items, got ${String((e.data as ReadonlyArray<unknown>).length)}`
     case "pattern":
-      return `expected a string matching ${String(p["pattern"])}, got ${got}`
+      return `expected a string matching ${clip(String(p["pattern"]))}, got ${got}`
     case "anyOf":
     case "oneOf":
       return `expected ${describeAlternatives(e.schema)}, got ${got}`
     default:
-      return e.message ?? `failed ${e.keyword}`
+      return clip(e.message ?? `failed ${e.keyword}`, 200)
   }
 }
 
 /**
- * Turns ajv's errors into one issue per problem. Errors raised inside the branches of a failed `anyOf`/`oneOf`
- * are dropped: the alternative-level issue says what was expected, the branch noise would only confuse.
+ * Errors raised inside the branches of a failed `anyOf`/`oneOf` are dropped: the alternative-level issue says
+ * what was expected, the branch noise would only confuse. A branch error's schema path extends its alternative's,
+ * so each error looks its own path prefixes up in a set (cost per error: its path's length, not the number of
+ * failed alternatives, which can be as many as the errors).
  */
-const toIssues = (errors: ReadonlyArray<ErrorObject>): ReadonlyArray<ArgumentIssue> => {
-  const branchRoots = errors
-    .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
-    .map((e) => `${e.schemaPath}/`)
+const branchFilter = (errors: ReadonlyArray<ErrorObject>): ((e: ErrorObject) => boolean) => {
+  const roots = new Set<string>()
+  for (const e of errors) if (e.keyword === "anyOf" || e.keyword === "oneOf") roots.add(e.schemaPath)
+  if (roots.size === 0) return () => false
+  return (e) => {
+    const path = e.schemaPath
+    for (let at = path.indexOf("/"); at !== -1; at = path.indexOf("/", at + 1)) {
+      if (roots.has(path.slice(0, at))) return true
+    }
+    return false
+  }
+}
+
+/** Turns ajv's errors into at most `kept` issues, one per problem, and the count of the others. */
+const toIssues = (errors: ReadonlyArray<ErrorObject>, kept: number): CheckFailure => {
+  const inBranch = branchFilter(errors)
   const issues: Array<ArgumentIssue> = []
+  let omittedIssues = 0
   for (const e of errors) {
-    if (branchRoots.some((root) => e.schemaPath.startsWith(root))) continue
+    if (inBranch(e)) continue
+    if (issues.length >= kept) {
+      omittedIssues++
+      continue
+    }
     const path = pathOf(e.instancePath)
     const p = e.params as Record<string, unknown>
+    // Names are kept whole in the path (a reference, not a copy); `formatIssues` quotes a bounded prefix.
     if (e.keyword === "required") path.push(String(p["missingProperty"]))
     if (e.keyword === "additionalProperties") path.push(String(p["additionalProperty"]))
     if (e.keyword === "unevaluatedProperties") path.push(String(p["unevaluatedProperty"]))
     issues.push({ path, message: messageOf(e) })
   }
-  return issues
+  return { issues, omittedIssues }
 }

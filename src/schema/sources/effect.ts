@@ -2,6 +2,7 @@ import { Result, Schema, SchemaAST, SchemaIssue } from "effect"
 import type { ArgumentIssue, DecodeResult } from "../argument-codec.ts"
 import type { JsonObject, JsonSchema, JsonValue } from "../json-schema.ts"
 import { UnsupportedSchemaError } from "../normalize.ts"
+import { effectJsonSchemaDocument } from "./effect-json-schema.ts"
 import { issuePath, type SchemaSource } from "./source.ts"
 
 /** An Effect Schema whose decoding needs no services, so it can run synchronously on the dispatch path. */
@@ -125,10 +126,8 @@ const isExact = (ast: SchemaAST.AST): boolean => {
 
 const NO_ARGUMENTS: JsonSchema = { type: "object", properties: {}, additionalProperties: false }
 
-const effectJsonSchema = (schema: EffectArgumentSchema): JsonSchema => {
-  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error" })
-  return dropOptionalNull({ ...(document.schema as JsonSchema), $defs: document.definitions as JsonSchema }) as JsonSchema
-}
+const effectJsonSchema = (schema: EffectArgumentSchema): JsonSchema =>
+  dropOptionalNull(effectJsonSchemaDocument(schema)) as JsonSchema
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 

@@ -1,6 +1,9 @@
 import { z } from "zod"
 import type { DecodeResult } from "../argument-codec.ts"
 import type { JsonSchema } from "../json-schema.ts"
+import { UnsupportedSchemaError } from "../normalize.ts"
+import { patternProblem } from "./pattern.ts"
+import { refuseProtoKeysIn } from "./proto-keys.ts"
 import { issuePath, type SchemaSource } from "./source.ts"
 
 export type Zod4ArgumentSchema = z.ZodType
@@ -10,12 +13,37 @@ export const isZod4Schema = (u: unknown): u is Zod4ArgumentSchema =>
   typeof u === "object" && u !== null && "_zod" in u
 
 /**
+ * zod 4 writes a RegExp's source as `pattern` and drops its flags, so `.regex(/^ab$/i)` would be shown (and
+ * enforced) as case-sensitive; a source that is not a valid Unicode pattern would make the decoder throw on first
+ * use. Both are refused at definition, naming the pattern.
+ */
+const patternsOf = (zod: { readonly def: object; readonly bag: object }): ReadonlyArray<RegExp> => {
+  const checks = (zod.def as { readonly checks?: ReadonlyArray<{ readonly _zod: { readonly def: { readonly pattern?: unknown } } }> }).checks
+  const fromChecks = (checks ?? []).map((c) => c._zod.def.pattern).filter((p): p is RegExp => p instanceof RegExp)
+  const fromBag = (zod.bag as { readonly patterns?: ReadonlySet<RegExp> }).patterns
+  return [...fromChecks, ...(fromBag ?? [])]
+}
+
+const refuseInexactPatterns = (ctx: { readonly zodSchema: { readonly _zod: { readonly def: object; readonly bag: object } } }): void => {
+  for (const re of patternsOf(ctx.zodSchema._zod)) {
+    const problem = patternProblem(re.source, re.flags)
+    if (problem !== undefined) {
+      throw new UnsupportedSchemaError({
+        message: `the model would be shown a different rule than the decoder enforces: /${re.source}/${re.flags}: ${problem}`
+      })
+    }
+  }
+}
+
+/**
  * zod 4 through its own generator, describing the input side (what the model sends: fields with defaults are
  * optional). `.int()` keeps its ±MAX_SAFE_INTEGER bounds: zod refuses unsafe integers, and a larger JSON integer
  * would not survive `JSON.parse` exactly anyway, so showing the bound is the truth.
  */
 export const fromZod4 = <S extends Zod4ArgumentSchema>(schema: S): SchemaSource<z.output<S>> => ({
-  jsonSchema: z.toJSONSchema(schema, { io: "input", target: "draft-2020-12" }) as JsonSchema,
+  jsonSchema: refuseProtoKeysIn(
+    z.toJSONSchema(schema, { io: "input", target: "draft-2020-12", override: refuseInexactPatterns }) as JsonSchema
+  ),
   refine: isExact(schema)
     ? undefined
     : (input): DecodeResult<z.output<S>> => {

@@ -3,7 +3,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PathRefused, readFileTool, readFileUnderRoot } from "../../../src/cli/tools/read-file.ts"
+import { open, realpath } from "node:fs/promises"
+import { descriptorInsideRoot } from "../../../src/cli/tools/open-under-root.ts"
+import { MAX_MAX_BYTES, PathRefused, readFileTool, readFileUnderRoot } from "../../../src/cli/tools/read-file.ts"
 import { ToolMeta } from "../../../src/tool/tool-meta.ts"
 
 let base: string
@@ -70,6 +72,18 @@ describe("read_file", () => {
     expect(text).toBe(`${"x".repeat(1000)}\n[truncated: showed the first 1000 of 5000 bytes]`)
   })
 
+  it("cuts a long file on a character boundary, never inside a UTF-8 sequence", async () => {
+    await writeFile(join(root, "utf8.txt"), "ab€€") // € is 3 bytes: the file is 8 bytes
+    expect(await readFileUnderRoot(root, "utf8.txt", 4)).toBe("ab\n[truncated: showed the first 2 of 8 bytes]")
+    expect(await readFileUnderRoot(root, "utf8.txt", 5)).toBe("ab€\n[truncated: showed the first 5 of 8 bytes]")
+    expect(await readFileUnderRoot(root, "utf8.txt", 8)).toBe("ab€€")
+  })
+
+  it("refuses a byte limit that is not a whole number from 1 to MAX_MAX_BYTES", () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, MAX_MAX_BYTES + 1]) expect(() => readFileTool(root, bad)).toThrow(RangeError)
+    expect(() => readFileTool(root, MAX_MAX_BYTES)).not.toThrow()
+  })
+
   it("never returns an outside file's content, whatever path the model makes up", async () => {
     const segment = fc.constantFrom("..", ".", "", "sub", "notes.txt", "link-out.txt", "dir-out", "outside", "secret.txt", "root")
     await fc.assert(
@@ -91,6 +105,34 @@ describe("read_file", () => {
       _tag: "InvalidArgument",
       message: expect.stringMatching(/outside the readable folder/)
     })
+  })
+})
+
+describe("the check on the opened descriptor", () => {
+  // What a swapped folder amounts to: the name checked was inside the root, the descriptor opened is outside it.
+  for (const method of ["proc", "inode"] as const) {
+    it.skipIf(method === "proc" && process.platform !== "linux")(`(${method}) refuses a descriptor that is not the file the inside name leads to`, async () => {
+      const realRoot = await realpath(root)
+      const insideName = join(realRoot, "notes.txt")
+      const outsideHandle = await open(join(outside, "secret.txt"))
+      const insideHandle = await open(insideName)
+      try {
+        expect(await descriptorInsideRoot(outsideHandle, realRoot, insideName, method)).toBe(false)
+        expect(await descriptorInsideRoot(insideHandle, realRoot, insideName, method)).toBe(true)
+        // The inode check also refuses a name that is no longer canonical (a symlink appeared on the way).
+        expect(await descriptorInsideRoot(insideHandle, realRoot, join(realRoot, "link-in.txt"), "inode")).toBe(false)
+      } finally {
+        await Promise.all([outsideHandle.close(), insideHandle.close()])
+      }
+    })
+  }
+
+  it("reads the same either way when nothing is racing", async () => {
+    for (const method of ["proc", "inode"] as const) {
+      if (method === "proc" && process.platform !== "linux") continue
+      expect(await readFileUnderRoot(root, "link-in.txt", undefined, method)).toBe("inside notes\n")
+      await expect(readFileUnderRoot(root, "dir-out/secret.txt", undefined, method)).rejects.toThrow(/outside the readable folder/)
+    }
   })
 })
 

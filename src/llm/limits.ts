@@ -1,0 +1,100 @@
+import type { Event } from "./event.ts"
+import { LlmLimitExceeded } from "./llm-error.ts"
+
+/**
+ * Size bounds on one streamed response. A provider (or whatever answers at its URL) controls everything it
+ * streams; without bounds, one response can take every byte of memory before anything downstream sees it.
+ * Past a bound the response fails with `LlmLimitExceeded` (never retried: asking again invites the same answer).
+ * The defaults are far above what any model produces today (128 k output tokens is about 0.5 MiB of text).
+ */
+export interface ResponseLimits {
+  /** UTF-8 bytes of answer text (all text blocks together) in one response. */
+  readonly maxTextBytes: number
+  /** UTF-8 bytes of reasoning in one response: thinking text, plus a signature the provider streams in pieces. */
+  readonly maxReasoningBytes: number
+  /** UTF-8 bytes of one tool call's argument text. */
+  readonly maxArgumentBytes: number
+  /**
+   * Characters (UTF-16 code units, as the parser holds them) of one SSE event, its unfinished lines included:
+   * a line that never ends cannot grow without bound. Must leave room for the largest whole value a provider
+   * sends in one event (Gemini sends a call's arguments whole; Responses repeats them in `…done` events).
+   */
+  readonly maxEventChars: number
+}
+
+export type ResponseLimitName = keyof ResponseLimits
+
+export const defaultResponseLimits: ResponseLimits = {
+  maxTextBytes: 8 * 1024 * 1024,
+  maxReasoningBytes: 8 * 1024 * 1024,
+  maxArgumentBytes: 8 * 1024 * 1024,
+  maxEventChars: 16 * 1024 * 1024
+}
+
+const WHAT: Readonly<Record<ResponseLimitName, string>> = {
+  maxTextBytes: "answer text",
+  maxReasoningBytes: "reasoning",
+  maxArgumentBytes: "tool call arguments",
+  maxEventChars: "one SSE event"
+}
+
+const UNIT: Readonly<Record<ResponseLimitName, string>> = {
+  maxTextBytes: "bytes",
+  maxReasoningBytes: "bytes",
+  maxArgumentBytes: "bytes",
+  maxEventChars: "characters"
+}
+
+/** The error for a bound that was passed; `seen` is how much had arrived when it was noticed (at least max + 1). */
+export const limitExceeded = (limit: ResponseLimitName, max: number, seen: number, detail = ""): LlmLimitExceeded =>
+  new LlmLimitExceeded({
+    limit,
+    max,
+    seen,
+    message: `The response exceeded ${limit} = ${max}: ${seen} ${UNIT[limit]} of ${WHAT[limit]}${detail} (raise limits.${limit} if this is expected)`
+  })
+
+export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
+
+/**
+ * Counts what one response has streamed so far and throws `LlmLimitExceeded` on the event that would pass a
+ * bound, before anyone downstream holds it. Argument bytes are counted per block (one block is one call; block
+ * indices are never reused within a response).
+ */
+export class ResponseMeter {
+  private textBytes = 0
+  private reasoningBytes = 0
+  private readonly argumentBytes = new Map<number, number>()
+
+  constructor(private readonly limits: ResponseLimits) {}
+
+  check(event: Event): void {
+    switch (event.type) {
+      case "block_stop":
+      case "block_abort":
+        this.argumentBytes.delete(event.index)
+        return
+      case "block_delta": {
+        const delta = event.delta
+        if (delta.kind === "text") {
+          this.textBytes += utf8Bytes(delta.text)
+          if (this.textBytes > this.limits.maxTextBytes) throw limitExceeded("maxTextBytes", this.limits.maxTextBytes, this.textBytes)
+        } else if (delta.kind === "thinking") {
+          this.reasoningBytes += utf8Bytes(delta.text)
+          if (this.reasoningBytes > this.limits.maxReasoningBytes) {
+            throw limitExceeded("maxReasoningBytes", this.limits.maxReasoningBytes, this.reasoningBytes)
+          }
+        } else {
+          const bytes = (this.argumentBytes.get(event.index) ?? 0) + utf8Bytes(delta.json)
+          this.argumentBytes.set(event.index, bytes)
+          if (bytes > this.limits.maxArgumentBytes) {
+            throw limitExceeded("maxArgumentBytes", this.limits.maxArgumentBytes, bytes, ` in block ${event.index}`)
+          }
+        }
+        return
+      }
+      default:
+        return
+    }
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The call ids of one response, made distinct. The neutral history pairs every call with exactly one result by
+ * id, so a response must never carry two calls under one id: a server that repeats an id (or sends none) would
+ * otherwise have its calls merged, run with each other's arguments, or answered twice.
+ *
+ * - A missing or empty id gets a generated one (`generate()`; the scheme decides the form, see decision 0010).
+ * - A repeated id keeps its first call as it is; each later call gets `<id>_2`, `<id>_3`… (the lowest suffix
+ *   not yet used in the response), or — for formats that must never be sent an id their server did not issue
+ *   (Gemini) — a generated id. Deterministic: the same stream always gives the same ids.
+ */
+export class ResponseCallIds {
+  private readonly used = new Set<string>()
+  /** The next suffix to try per repeated id, so a thousand repeats cost a thousand steps, not a million. */
+  private readonly nextSuffix = new Map<string, number>()
+
+  constructor(
+    private readonly generate: () => string,
+    private readonly onRepeat: "suffix" | "generate" = "suffix"
+  ) {}
+
+  /** The id this response's next call goes by, given the id it arrived with. */
+  take(wireId: string | undefined): string {
+    if (wireId === undefined || wireId === "") return this.claim(this.generate())
+    if (!this.used.has(wireId)) return this.claim(wireId)
+    return this.onRepeat === "generate" ? this.claim(this.generate()) : this.claim(wireId)
+  }
+
+  private claim(id: string): string {
+    if (!this.used.has(id)) {
+      this.used.add(id)
+      return id
+    }
+    for (let n = this.nextSuffix.get(id) ?? 2; ; n++) {
+      const candidate = `${id}_${n}`
+      if (!this.used.has(candidate)) {
+        this.nextSuffix.set(id, n + 1)
+        this.used.add(candidate)
+        return candidate
+      }
+    }
+  }
+}
