@@ -14,6 +14,8 @@ export interface DecodeFailure {
   readonly ok: false
   readonly issues: ReadonlyArray<ArgumentIssue>
   readonly omittedIssues?: number
+  /** Set when checking stopped at the first issue (arguments too large to look for all): more may exist. */
+  readonly stoppedEarly?: true
 }
 
 export type DecodeResult<A> = { readonly ok: true; readonly value: A } | DecodeFailure

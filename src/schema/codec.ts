@@ -111,9 +111,12 @@ export const makeArgumentCodec = <S extends ArgumentSchema>(schema: S, options?:
     if (shape.depth > maxDepth) return tooDeep
     const failure = check(input, shape.size)
     if (failure !== undefined) {
-      return failure.omittedIssues === 0
-        ? { ok: false, issues: failure.issues }
-        : { ok: false, issues: failure.issues, omittedIssues: failure.omittedIssues }
+      return {
+        ok: false,
+        issues: failure.issues,
+        ...(failure.omittedIssues === 0 ? {} : { omittedIssues: failure.omittedIssues }),
+        ...(failure.stoppedEarly ? { stoppedEarly: true as const } : {})
+      }
     }
     if (refine === undefined) return { ok: true, value: input as InferArguments<S> }
     const refined = refine(input)
@@ -167,5 +170,7 @@ export const formatIssues = (issues: ReadonlyArray<ArgumentIssue> | DecodeFailur
     lines.push(path === "" ? message : `${path}: ${message}`)
   }
   const rest = list.length - lines.length + omitted
-  return rest > 0 ? `${lines.join("; ")}; … and ${rest} more` : lines.join("; ")
+  const text = rest > 0 ? `${lines.join("; ")}; … and ${rest} more` : lines.join("; ")
+  // Said so the model knows fixing the issues shown may not be enough.
+  return "issues" in issues && issues.stoppedEarly === true ? `${text} (checking stopped at the first issue: the arguments are too large to list every one)` : text
 }

@@ -6,7 +6,9 @@
  * - A missing or empty id gets a generated one (`generate()`; the scheme decides the form, see decision 0010).
  * - A repeated id keeps its first call as it is; each later call gets `<id>_2`, `<id>_3`… (the lowest suffix
  *   not yet used in the response), or — for formats that must never be sent an id their server did not issue
- *   (Gemini) — a generated id. Deterministic: the same stream always gives the same ids.
+ *   (Gemini) — the same id behind the format's generated-id prefix, suffixed likewise, so it is recognised as
+ *   made up and never sent back. Deterministic: the same stream always gives the same ids (missing ids come from
+ *   `generate()`, which decides its own form).
  */
 export class ResponseCallIds {
   private readonly used = new Set<string>()
@@ -15,14 +17,15 @@ export class ResponseCallIds {
 
   constructor(
     private readonly generate: () => string,
-    private readonly onRepeat: "suffix" | "generate" = "suffix"
+    /** `suffix`: `<id>_2`…; `{ prefix }`: `<prefix><id>`, then `<prefix><id>_2`… */
+    private readonly onRepeat: "suffix" | { readonly prefix: string } = "suffix"
   ) {}
 
   /** The id this response's next call goes by, given the id it arrived with. */
   take(wireId: string | undefined): string {
     if (wireId === undefined || wireId === "") return this.claim(this.generate())
     if (!this.used.has(wireId)) return this.claim(wireId)
-    return this.onRepeat === "generate" ? this.claim(this.generate()) : this.claim(wireId)
+    return this.onRepeat === "suffix" ? this.claim(wireId) : this.claim(`${this.onRepeat.prefix}${wireId}`)
   }
 
   private claim(id: string): string {

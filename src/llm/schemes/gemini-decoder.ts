@@ -83,12 +83,13 @@ interface OpenBlock {
  * block until another kind of part arrives; thought parts likewise into one thinking block. A function call
  * arrives whole and becomes a complete tool_use block at once. `finishReason` closes whatever is still open;
  * usage and `completed` follow at `end()`, since Gemini may send a last usage-only chunk after it. Every call has
- * its own id: a missing or repeated one gets a generated id (never sent back to Gemini, see decision 0010).
+ * its own id: a missing one gets a generated id, a repeated one is renamed behind the same prefix (never sent
+ * back to Gemini, see decision 0010).
  */
 export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamDecoder => {
   const newCallId = options.newCallId ?? randomCallId
-  // A repeated id gets a generated one too: an id Gemini did not issue must never be sent back to it.
-  const ids = new ResponseCallIds(newCallId, "generate")
+  // A repeated id is renamed behind the generated-id prefix: an id Gemini did not issue must never be sent back.
+  const ids = new ResponseCallIds(newCallId, { prefix: GENERATED_CALL_ID_PREFIX })
   let current: OpenBlock | undefined
   let nextIndex = 0
   let started = false

@@ -45,6 +45,8 @@ export interface CheckLimits {
 export interface CheckFailure {
   readonly issues: ReadonlyArray<ArgumentIssue>
   readonly omittedIssues: number
+  /** The value was too large for a full check: the first issue only, more may exist. */
+  readonly stoppedEarly: boolean
 }
 
 /**
@@ -131,8 +133,9 @@ export const compileJsonSchema = (
   let all: ValidateFunction | undefined
   let first: ValidateFunction | undefined
   return (input, size) => {
-    const validate = size <= limits.fullCheckSize ? (all ??= validatorFor(schema, true)) : (first ??= validatorFor(schema, false))
-    return validate(input) ? undefined : toIssues(validate.errors ?? [], limits.keptIssues)
+    const full = size <= limits.fullCheckSize
+    const validate = full ? (all ??= validatorFor(schema, true)) : (first ??= validatorFor(schema, false))
+    return validate(input) ? undefined : { ...toIssues(validate.errors ?? [], limits.keptIssues), stoppedEarly: !full }
   }
 }
 
@@ -239,7 +242,7 @@ const branchFilter = (errors: ReadonlyArray<ErrorObject>): ((e: ErrorObject) => 
 }
 
 /** Turns ajv's errors into at most `kept` issues, one per problem, and the count of the others. */
-const toIssues = (errors: ReadonlyArray<ErrorObject>, kept: number): CheckFailure => {
+const toIssues = (errors: ReadonlyArray<ErrorObject>, kept: number): Omit<CheckFailure, "stoppedEarly"> => {
   const inBranch = branchFilter(errors)
   const issues: Array<ArgumentIssue> = []
   let omittedIssues = 0
