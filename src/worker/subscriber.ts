@@ -79,12 +79,12 @@ const HANDLERS: Handlers = {
 export interface EventsOptions {
   /** Unread events held before the iterator overflows (default 10,000). */
   readonly maxBufferedEvents?: number
-  /** Unread characters of block deltas (text, reasoning, argument fragments) held before it overflows (default 4 Mi). */
+  /** Unread characters of block deltas (text, reasoning, argument fragments) held before it overflows (default 1 Mi). */
   readonly maxBufferedChars?: number
 }
 
 export const DEFAULT_MAX_BUFFERED_EVENTS = 10_000
-export const DEFAULT_MAX_BUFFERED_CHARS = 4 * 1024 * 1024
+export const DEFAULT_MAX_BUFFERED_CHARS = 1024 * 1024
 
 type Entry = { readonly subscriber: Subscriber }
 

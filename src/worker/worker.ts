@@ -174,7 +174,7 @@ abstract class WorkerBase {
 
   /**
    * Worker events as an async iterable; leave the loop to unsubscribe. Unread events are buffered up to
-   * `options` (10,000 events, 4 Mi delta characters by default); past that the iterator yields what it holds and
+   * `options` (10,000 events, 1 Mi delta characters by default); past that the iterator yields what it holds and
    * then throws `EventBufferOverflow`.
    */
   events(options?: EventsOptions): AsyncIterable<WorkerEvent> {
