@@ -24,15 +24,17 @@ const attachSubscribers = (core: WorkerCore, timeline: Timeline, turn: number): 
   for (const kind of ["text", "thinking", "tool_use"] as const) {
     timeline.onBlock(kind, (block, at) => {
       hub.emit({ type: "block_start", turn, index: at.index, ordinal: at.ordinal, block })
-      const chunks: Array<string> = []
+      // Only a text block's deltas are kept (for `text_completed`): a reasoning or tool block's would be a second
+      // copy of the whole block, held for the response's lifetime, for nothing.
+      const chunks: Array<string> | undefined = block.kind === "text" ? [] : undefined
       return {
         onDelta: (delta) => {
-          chunks.push(delta.kind === "input_json" ? delta.json : delta.text)
+          if (delta.kind === "text") chunks?.push(delta.text)
           hub.emit({ type: "block_delta", turn, index: at.index, delta })
         },
         onStop: (stop) => {
           hub.emit({ type: "block_stop", turn, index: at.index, stopReason: stop.stopReason })
-          if (block.kind === "text") hub.emit({ type: "text_completed", turn, index: at.index, text: chunks.join("") })
+          if (chunks !== undefined) hub.emit({ type: "text_completed", turn, index: at.index, text: chunks.join("") })
         },
         onAbort: (reason) => hub.emit({ type: "block_abort", turn, index: at.index, reason })
       }

@@ -180,7 +180,10 @@ export class SubscriberHub {
     let chars = 0
     let wake: ((result: IteratorResult<WorkerEvent>) => void) | undefined
     let done = false
-    let overflow: EventBufferOverflow | undefined
+    // Only the facts of the loss are kept, not an error: an error made here would capture the emitting stack, and
+    // V8 keeps each frame's function and receiver until `.stack` is read, so the overflow would pin the response's
+    // timeline and block accumulators (megabytes of a long answer) for as long as the iterator lives.
+    let overflow: { readonly limit: "events" | "chars"; readonly max: number } | undefined
     const unsubscribe = this.subscribe({
       onEvent: (event) => {
         if (wake !== undefined) {
@@ -193,12 +196,7 @@ export class SubscriberHub {
         const limit = buffer.length - head >= bounds.events ? "events" : chars + size > bounds.chars ? "chars" : undefined
         if (limit !== undefined) {
           // Stop listening at the point of loss: nothing after it is kept, so memory stays bounded.
-          const max = limit === "events" ? bounds.events : bounds.chars
-          overflow = new EventBufferOverflow({
-            limit,
-            max,
-            message: `events() was not read fast enough: more than ${max} unread ${limit === "events" ? "events" : "delta characters"} (later events were dropped)`
-          })
+          overflow = { limit, max: limit === "events" ? bounds.events : bounds.chars }
           unsubscribe()
           return
         }
@@ -230,10 +228,16 @@ export class SubscriberHub {
         }
         if (done) return Promise.resolve({ value: undefined, done: true })
         if (overflow !== undefined) {
-          const error = overflow
+          const { limit, max } = overflow
           done = true
           buffer.length = 0
-          return Promise.reject(error)
+          return Promise.reject(
+            new EventBufferOverflow({
+              limit,
+              max,
+              message: `events() was not read fast enough: more than ${max} unread ${limit === "events" ? "events" : "delta characters"} (later events were dropped)`
+            })
+          )
         }
         return new Promise((resolve) => {
           wake = resolve
