@@ -44,5 +44,12 @@ export type Event =
       readonly stopReason?: StopReason
       /** For thinking blocks: what the provider needs to accept this reasoning back. */
       readonly reasoning?: ReasoningData
+      /**
+       * The block's whole value as the provider's closing event states it: the text of a text block, the
+       * reasoning text of a thinking block, the argument JSON of a tool_use block. When present it is the
+       * authority and the deltas were a preview: consumers take this value, and the timeline reports a
+       * `final_mismatch` issue when the deltas do not add up to it. Absent: the deltas are the value.
+       */
+      readonly final?: string
     }
   | { readonly type: "block_abort"; readonly index: number; readonly reason: string }

@@ -1,4 +1,4 @@
-import type { Event } from "./event.ts"
+import type { BlockMeta, Event } from "./event.ts"
 import { LlmLimitExceeded } from "./llm-error.ts"
 
 /**
@@ -59,28 +59,42 @@ export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8
 /**
  * Counts what one response has streamed so far and throws `LlmLimitExceeded` on the event that would pass a
  * bound, before anyone downstream holds it. Argument bytes are counted per block (one block is one call; block
- * indices are never reused within a response).
+ * indices are never reused within a response). A block stop with a final value replaces what the block's deltas
+ * counted by the final value's size, since that value is what consumers keep (`block_stop.final`).
  */
 export class ResponseMeter {
   private textBytes = 0
   private reasoningBytes = 0
   private readonly argumentBytes = new Map<number, number>()
+  /** Bytes each open text or thinking block has streamed, to swap for its final value's size at its stop. */
+  private readonly blockBytes = new Map<number, number>()
+  private readonly kinds = new Map<number, BlockMeta["kind"]>()
 
   constructor(private readonly limits: ResponseLimits) {}
 
   check(event: Event): void {
     switch (event.type) {
+      case "block_start":
+        this.kinds.set(event.index, event.block.kind)
+        return
       case "block_stop":
+        if (event.final !== undefined) this.checkFinal(event.index, event.final)
+        this.forget(event.index)
+        return
       case "block_abort":
-        this.argumentBytes.delete(event.index)
+        this.forget(event.index)
         return
       case "block_delta": {
         const delta = event.delta
         if (delta.kind === "text") {
-          this.textBytes += utf8Bytes(delta.text)
+          const bytes = utf8Bytes(delta.text)
+          this.blockBytes.set(event.index, (this.blockBytes.get(event.index) ?? 0) + bytes)
+          this.textBytes += bytes
           if (this.textBytes > this.limits.maxTextBytes) throw limitExceeded("maxTextBytes", this.limits.maxTextBytes, this.textBytes)
         } else if (delta.kind === "thinking") {
-          this.reasoningBytes += utf8Bytes(delta.text)
+          const bytes = utf8Bytes(delta.text)
+          this.blockBytes.set(event.index, (this.blockBytes.get(event.index) ?? 0) + bytes)
+          this.reasoningBytes += bytes
           if (this.reasoningBytes > this.limits.maxReasoningBytes) {
             throw limitExceeded("maxReasoningBytes", this.limits.maxReasoningBytes, this.reasoningBytes)
           }
@@ -96,5 +110,34 @@ export class ResponseMeter {
       default:
         return
     }
+  }
+
+  private checkFinal(index: number, final: string): void {
+    const bytes = utf8Bytes(final)
+    switch (this.kinds.get(index)) {
+      case "text":
+        this.textBytes += bytes - (this.blockBytes.get(index) ?? 0)
+        if (this.textBytes > this.limits.maxTextBytes) throw limitExceeded("maxTextBytes", this.limits.maxTextBytes, this.textBytes)
+        return
+      case "thinking":
+        this.reasoningBytes += bytes - (this.blockBytes.get(index) ?? 0)
+        if (this.reasoningBytes > this.limits.maxReasoningBytes) {
+          throw limitExceeded("maxReasoningBytes", this.limits.maxReasoningBytes, this.reasoningBytes)
+        }
+        return
+      case "tool_use":
+        if (bytes > this.limits.maxArgumentBytes) {
+          throw limitExceeded("maxArgumentBytes", this.limits.maxArgumentBytes, bytes, ` in block ${index}`)
+        }
+        return
+      default:
+        return
+    }
+  }
+
+  private forget(index: number): void {
+    this.argumentBytes.delete(index)
+    this.blockBytes.delete(index)
+    this.kinds.delete(index)
   }
 }

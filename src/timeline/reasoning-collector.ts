@@ -28,7 +28,7 @@ export class ReasoningCollector {
           chunks.push(delta.text)
         },
         onStop: (stop) => {
-          const text = chunks.join("")
+          const text = stop.final ?? chunks.join("")
           const item: ReasoningItem =
             stop.reasoning === undefined
               ? { type: "reasoning", text }

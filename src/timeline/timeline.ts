@@ -22,6 +22,11 @@ interface OpenBlock {
   readonly kind: BlockKind
   readonly deltaKind: string
   readonly scopes: ReadonlyArray<BlockScope<BlockKind>>
+  /**
+   * The deltas' text so far, to hold against a final value on the block's stop. References to the delta
+   * strings, not copies; joined only when a final value arrives.
+   */
+  readonly chunks: string[]
   /** Set when the block ends, so a handler that aborts the timeline mid-dispatch stops the remaining scopes. */
   closed: boolean
 }
@@ -35,7 +40,9 @@ export const UNCLOSED_BLOCK_REASON = "response ended before the block was stoppe
 /**
  * Dispatches the neutral events of ONE response to handlers. Meta events go straight to their listeners; each
  * block gets one fresh scope per registered handler of its kind, keyed by the block's index, so parallel blocks
- * never share state. A malformed stream is recorded as protocol issues instead of throwing. `finish()` or
+ * never share state. A malformed stream is recorded as protocol issues instead of throwing. A block stop with a
+ * final value is the authority over the block's deltas: handlers take the final value, and deltas that do not
+ * add up to it are reported (`final_mismatch`). `finish()` or
  * `abort()` closes every open block as aborted and ends the timeline; using it afterwards throws
  * `TimelineMisuse`, which keeps anything of an aborted response from leaking into the next one.
  */
@@ -93,6 +100,7 @@ export class Timeline {
         if (event.delta.kind !== block.deltaKind) {
           return this.#report({ kind: "delta_mismatch", index: event.index, block: block.kind, delta: event.delta.kind })
         }
+        block.chunks.push(event.delta.kind === "input_json" ? event.delta.json : event.delta.text)
         for (const scope of block.scopes) {
           if (block.closed) return
           scope.onDelta?.(event.delta)
@@ -114,6 +122,18 @@ export class Timeline {
         if (block === undefined) return this.#report({ kind: "unknown_block", index: event.index, event: event.type })
         this.#open.delete(event.index)
         block.closed = true
+        if (event.final !== undefined) {
+          const streamed = block.chunks.join("")
+          if (streamed !== event.final) {
+            this.#report({
+              kind: "final_mismatch",
+              index: event.index,
+              block: block.kind,
+              streamedLength: streamed.length,
+              finalLength: event.final.length
+            })
+          }
+        }
         for (const scope of block.scopes) scope.onStop?.(event)
         return
       }
@@ -154,7 +174,7 @@ export class Timeline {
     const at = { index, ordinal: this.#ordinal++ }
     const starts = this.#starts[meta.kind] as Array<BlockStart<BlockKind>>
     const scopes = starts.map((start) => start(meta, at))
-    this.#open.set(index, { kind: meta.kind, deltaKind: DELTA_KIND_OF[meta.kind], scopes, closed: false })
+    this.#open.set(index, { kind: meta.kind, deltaKind: DELTA_KIND_OF[meta.kind], scopes, chunks: [], closed: false })
   }
 
   #close(index: number, block: OpenBlock, reason: string): void {

@@ -34,7 +34,8 @@ const attachSubscribers = (core: WorkerCore, timeline: Timeline, turn: number): 
         },
         onStop: (stop) => {
           hub.emit({ type: "block_stop", turn, index: at.index, stopReason: stop.stopReason })
-          if (chunks !== undefined) hub.emit({ type: "text_completed", turn, index: at.index, text: chunks.join("") })
+          // The provider's final value, when its closing event stated one, is the text that enters history.
+          if (chunks !== undefined) hub.emit({ type: "text_completed", turn, index: at.index, text: stop.final ?? chunks.join("") })
         },
         onAbort: (reason) => hub.emit({ type: "block_abort", turn, index: at.index, reason })
       }

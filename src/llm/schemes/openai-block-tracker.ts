@@ -26,7 +26,8 @@ export class BlockTracker {
     return index
   }
 
-  stop(key: string, out: Array<Event>, stopReason?: StopReason, reasoning?: ReasoningData): void {
+  /** `final`: the block's whole value from the provider's closing event (see `block_stop.final`). */
+  stop(key: string, out: Array<Event>, stopReason?: StopReason, reasoning?: ReasoningData, final?: string): void {
     const entry = this.open.get(key)
     if (entry === undefined) return
     this.open.delete(key)
@@ -34,7 +35,8 @@ export class BlockTracker {
       type: "block_stop",
       index: entry.index,
       ...(stopReason === undefined ? {} : { stopReason }),
-      ...(reasoning === undefined ? {} : { reasoning })
+      ...(reasoning === undefined ? {} : { reasoning }),
+      ...(final === undefined ? {} : { final })
     })
   }
 

@@ -37,7 +37,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       started,
       { type: "block_start", index: 0, block: { kind: "text" } },
       ...["Hello", "!", " How", " can", " I", " help", "?"].map((piece) => text(0, piece)),
-      { type: "block_stop", index: 0, stopReason: "end_turn" },
+      { type: "block_stop", index: 0, stopReason: "end_turn", final: "Hello! How can I help?" },
       { type: "usage", inputTokens: 19, outputTokens: 8, totalTokens: 27, cacheReadTokens: 0 },
       { type: "status", status: "completed", stopReason: "end_turn" }
     ])
@@ -54,10 +54,10 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       started,
       { type: "block_start", index: 0, block: { kind: "tool_use", id: "call_Wq3nE8rT1yU6iO0pA2sD4fG7", name: "get_weather" } },
       ...['{"ci', 'ty":"', "Paris", '","un', 'it":"c', '"}'].map((piece) => json(0, piece)),
-      { type: "block_stop", index: 0, stopReason: "tool_use" },
+      { type: "block_stop", index: 0, stopReason: "tool_use", final: '{"city":"Paris","unit":"c"}' },
       { type: "block_start", index: 1, block: { kind: "tool_use", id: "call_Rf5tG9hY2uJ7kI3oL8pZ1xC4", name: "files.read" } },
       ...['{"pa', 'th":"', "notes", '.txt"}'].map((piece) => json(1, piece)),
-      { type: "block_stop", index: 1, stopReason: "tool_use" },
+      { type: "block_stop", index: 1, stopReason: "tool_use", final: '{"path":"notes.txt"}' },
       { type: "usage", inputTokens: 142, outputTokens: 58, totalTokens: 200, cacheReadTokens: 0 },
       { type: "status", status: "completed", stopReason: "tool_use" }
     ])
@@ -76,11 +76,12 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       {
         type: "block_stop",
         index: 0,
-        reasoning: { provider: "openai", id: "rs_68c1f3d5f6a7b8c9d0e1f2a3b4c5d6e7", encryptedContent: encrypted }
+        reasoning: { provider: "openai", id: "rs_68c1f3d5f6a7b8c9d0e1f2a3b4c5d6e7", encryptedContent: encrypted },
+        final: "**Multiplying numbers**\n\nThe user asks for 17 × 23.\n\n**Checking with the tool**\n\nI'll call multiply."
       },
       { type: "block_start", index: 1, block: { kind: "tool_use", id: "call_Mx1cV2bN3mQ4wE5rT6yU7iO8", name: "multiply" } },
       ...['{"a":', '17,"b"', ":23}"].map((piece) => json(1, piece)),
-      { type: "block_stop", index: 1, stopReason: "tool_use" },
+      { type: "block_stop", index: 1, stopReason: "tool_use", final: '{"a":17,"b":23}' },
       { type: "usage", inputTokens: 87, outputTokens: 212, totalTokens: 299, cacheReadTokens: 0 },
       { type: "status", status: "completed", stopReason: "tool_use" }
     ])
@@ -111,7 +112,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
   it("incomplete: response.incomplete completes with max_tokens", () => {
     expect(decode("incomplete").slice(-4)).toEqual([
       text(0, ","),
-      { type: "block_stop", index: 0 },
+      { type: "block_stop", index: 0, final: "Once upon a time," },
       { type: "usage", inputTokens: 12, outputTokens: 16, totalTokens: 28, cacheReadTokens: 0 },
       { type: "status", status: "completed", stopReason: "max_tokens" }
     ])
@@ -124,7 +125,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       { type: "block_start", index: 0, block: { kind: "text" } },
       text(0, "Checking"),
       text(0, "."),
-      { type: "block_stop", index: 0, stopReason: "end_turn" },
+      { type: "block_stop", index: 0, stopReason: "end_turn", final: "Checking." },
       { type: "block_start", index: 1, block: { kind: "tool_use", id: "call_Tz6yX5wV4uT3sR2qP1oN0mL9", name: "get_weather" } },
       json(1, '{"ci'),
       json(1, 'ty":"Par'),
@@ -154,10 +155,10 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       started,
       { type: "block_start", index: 0, block: { kind: "thinking" } },
       thinking(0, "Plan."),
-      { type: "block_stop", index: 0, reasoning: { provider: "openai", id: "rs_1" } },
+      { type: "block_stop", index: 0, reasoning: { provider: "openai", id: "rs_1" }, final: "Plan." },
       { type: "block_start", index: 1, block: { kind: "tool_use", id: "c1", name: "f" } },
       json(1, '{"x":1}'),
-      { type: "block_stop", index: 1, stopReason: "tool_use" },
+      { type: "block_stop", index: 1, stopReason: "tool_use", final: '{"x":1}' },
       { type: "status", status: "completed", stopReason: "tool_use" }
     ])
   })
