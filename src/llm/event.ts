@@ -27,8 +27,9 @@ export type BlockDelta =
  *   leaves them out; the neutral count adds them back).
  * - `outputTokens` is everything generated, reasoning included (Gemini's `candidatesTokenCount` and xAI's
  *   `completion_tokens` leave reasoning out; the neutral count adds it in).
- * - `totalTokens` is `inputTokens + outputTokens`, present exactly when both are. When the provider sends a total
- *   it decides, by arithmetic, how its output count is meant; a total that still disagrees is not passed on.
+ * - `totalTokens` is `inputTokens + outputTokens`, present whenever both are. When the provider sends a total it
+ *   decides, by arithmetic, how its output count is meant (a gap it leaves is output the provider did not
+ *   itemise); a total smaller than the counts it itemised is not passed on.
  * - `reasoningTokens` and `cacheReadTokens` / `cacheWriteTokens` are parts of `outputTokens` and `inputTokens`.
  * The provider's own usage object, with any counter not listed here, is on the usage event as `raw`.
  */

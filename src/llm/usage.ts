@@ -39,8 +39,9 @@ const sum = (a: number, b: number): number | undefined => {
  *   the convention does not add up to but the other reading does, the other reading wins (xAI on Chat).
  * - A count the provider left out is derived from its total when the other one is known (Gemini sends no
  *   candidate count for a blocked prompt: output = total − prompt = 0).
- * - `totalTokens` is always `inputTokens + outputTokens`, present exactly when both are. A provider total that
- *   still disagrees is not passed on as a third truth; the raw usage keeps it.
+ * - A total larger than both readings: the gap is output the provider did not itemise (output = total − input).
+ * - `totalTokens` is always `inputTokens + outputTokens`, present whenever both are (and their sum is a safe
+ *   integer). A provider total smaller than what it itemised is not passed on; the raw usage keeps it.
  * - `reasoningTokens` is a part of `outputTokens`; a count larger than the output it belongs to is dropped.
  */
 export const neutralUsage = (counts: ProviderCounts, convention: ReasoningConvention): Usage => {
@@ -56,6 +57,9 @@ export const neutralUsage = (counts: ProviderCounts, convention: ReasoningConven
   if (providerTotal !== undefined && input !== undefined) {
     const fits = (candidate: number | undefined): boolean => candidate !== undefined && sum(input as number, candidate) === providerTotal
     if (!fits(output) && fits(other)) output = other
+    // Neither reading fits but the total is larger: output the provider did not itemise (a reasoning count it
+    // left out of the details). The total is the one number that is always the whole, so the gap is output.
+    else if (!fits(output) && output !== undefined && providerTotal > input + output) output = providerTotal - input
   } else if (convention === "output_includes_reasoning" && sent !== undefined && reasoning !== undefined && reasoning > sent) {
     // No total to decide by: a count that included the reasoning could not be smaller than it.
     output = exclusive
