@@ -73,7 +73,7 @@ export { ReasoningCollector } from "./timeline/reasoning-collector.ts"
 export { ToolCallCollector } from "./timeline/tool-call-collector.ts"
 export { UsageCollector } from "./timeline/usage-collector.ts"
 export { ResponseCollector, assistantItems } from "./timeline/assistant-response.ts"
-export type { AssistantResponse } from "./timeline/assistant-response.ts"
+export type { AssistantResponse, PartialResponse } from "./timeline/assistant-response.ts"
 
 // Worker.
 export * from "./worker/index.ts"

@@ -1,3 +1,4 @@
+import type { JsonObject } from "../schema/json-schema.ts"
 import type { ReasoningData } from "./item.ts"
 
 /**
@@ -18,17 +19,40 @@ export type BlockDelta =
   | { readonly kind: "thinking"; readonly text: string }
   | { readonly kind: "input_json"; readonly json: string }
 
+/**
+ * Token counts of one response (or, summed, of a Worker run), the same on every wire format. Every field is
+ * optional: a provider may report none or some of them. Every scheme holds them to these rules
+ * (`src/llm/usage.ts`), whatever its provider's own counters mean:
+ * - `inputTokens` is the whole prompt, cache reads and cache writes included (Anthropic's `input_tokens`
+ *   leaves them out; the neutral count adds them back).
+ * - `outputTokens` is everything generated, reasoning included (Gemini's `candidatesTokenCount` and xAI's
+ *   `completion_tokens` leave reasoning out; the neutral count adds it in).
+ * - `totalTokens` is `inputTokens + outputTokens`, present whenever both are. When the provider sends a total it
+ *   decides, by arithmetic, how its output count is meant (a gap it leaves is output the provider did not
+ *   itemise); a total smaller than the counts it itemised is not passed on.
+ * - `reasoningTokens` and `cacheReadTokens` / `cacheWriteTokens` are parts of `outputTokens` and `inputTokens`.
+ * The provider's own usage object, with any counter not listed here, is on the usage event as `raw`.
+ */
 export interface Usage {
   readonly inputTokens?: number
   readonly outputTokens?: number
   readonly totalTokens?: number
+  /** The part of `outputTokens` spent on reasoning (thinking), where the provider reports it. */
+  readonly reasoningTokens?: number
   readonly cacheReadTokens?: number
   readonly cacheWriteTokens?: number
 }
 
+/**
+ * The provider's usage object as it came (Anthropic's start and delta objects merged), for counters `Usage` has
+ * no field for (server tool requests, per-modality details, cost). A bounded, frozen copy: see `RAW_USAGE_BOUNDS`.
+ * Per response only: it is not summed into a run's usage.
+ */
+export type RawUsage = JsonObject
+
 export type Event =
   | { readonly type: "ping" }
-  | ({ readonly type: "usage" } & Usage)
+  | ({ readonly type: "usage"; readonly raw?: RawUsage } & Usage)
   | {
       readonly type: "status"
       readonly status: "started" | "completed" | "cancelled" | "failed"

@@ -1,4 +1,4 @@
-import type { StopReason, Usage } from "../llm/event.ts"
+import type { RawUsage, StopReason, Usage } from "../llm/event.ts"
 import type { ContentPart, Item } from "../llm/item.ts"
 import type { BlockPosition } from "./block-scope.ts"
 import type { ProtocolIssue } from "./protocol-issue.ts"
@@ -58,9 +58,27 @@ export interface AssistantResponse {
   /** From a `completed` status when it carries one, else the last block stop that named a reason. */
   readonly stopReason: StopReason | undefined
   readonly usage: Usage
+  /** The provider's own usage object (bounded copy), for counters `usage` has no field for. */
+  readonly rawUsage?: RawUsage
   readonly abortedToolCalls: ReadonlyArray<AbortedToolCall>
   readonly issues: ReadonlyArray<ProtocolIssue>
 }
+
+/**
+ * What a response had produced by the time it ended, whether it completed or not: for a failed or cancelled
+ * response, the part the caller saw streaming but that never enters history. Text and reasoning join every
+ * block in model order, the stopped ones and the cut-off remainder of the aborted ones; the client's response
+ * limits (`maxTextBytes`, `maxReasoningBytes`) bound both, since no event past them reaches the timeline.
+ */
+export interface PartialResponse {
+  readonly text: string
+  readonly reasoning: string
+  readonly usage: Usage
+  readonly rawUsage?: RawUsage
+}
+
+const joinByOrdinal = (parts: ReadonlyArray<{ readonly ordinal: number; readonly text: string }>): string =>
+  [...parts].sort((a, b) => a.ordinal - b.ordinal).map((part) => part.text).join("")
 
 /** Attaches every built-in collector to a timeline and, once it is done, assembles the assistant's response. */
 export class ResponseCollector {
@@ -104,8 +122,37 @@ export class ResponseCollector {
       }),
       stopReason: this.#completedStop ?? this.#lastBlockStop,
       usage: this.usage.usage,
+      ...this.#rawUsage(),
       abortedToolCalls: this.toolCalls.aborted,
       issues: this.#timeline.issues
     }
+  }
+
+  /**
+   * The text, reasoning and usage so far, aborted blocks included (see `PartialResponse`). Like `result()`, it
+   * throws `TimelineMisuse` while the timeline is open: blocks still streaming are not collected yet.
+   */
+  partial(): PartialResponse {
+    const state = this.#timeline.state
+    if (state === "open") {
+      throw new TimelineMisuse({ message: "cannot read the partial response: its timeline is still open; call finish() or abort() first" })
+    }
+    return {
+      text: joinByOrdinal([
+        ...this.text.blocks,
+        ...this.text.aborted.map((block) => ({ ordinal: block.ordinal, text: block.partialText }))
+      ]),
+      reasoning: joinByOrdinal([
+        ...this.reasoning.blocks.map((block) => ({ ordinal: block.ordinal, text: block.item.text })),
+        ...this.reasoning.aborted.map((block) => ({ ordinal: block.ordinal, text: block.partialText }))
+      ]),
+      usage: this.usage.usage,
+      ...this.#rawUsage()
+    }
+  }
+
+  #rawUsage(): { readonly rawUsage?: RawUsage } {
+    const raw = this.usage.raw
+    return raw === undefined ? {} : { rawUsage: raw }
   }
 }

@@ -1,5 +1,5 @@
 import { Stream } from "effect"
-import type { BlockDelta, BlockMeta, StopReason, Usage } from "../llm/event.ts"
+import type { BlockDelta, BlockMeta, RawUsage, StopReason, Usage } from "../llm/event.ts"
 import type { FunctionCallItem } from "../llm/item.ts"
 import type { CacheReport } from "./cache-lock.ts"
 import type { ToolOutcome } from "./tool-outcome.ts"
@@ -21,7 +21,7 @@ export type WorkerEvent =
   | { readonly type: "text_completed"; readonly turn: number; readonly index: number; readonly text: string }
   | { readonly type: "tool_call_completed"; readonly turn: number; readonly index: number; readonly call: FunctionCallItem }
   | { readonly type: "tool_result"; readonly outcome: ToolOutcome }
-  | { readonly type: "usage"; readonly turn: number; readonly usage: Usage }
+  | { readonly type: "usage"; readonly turn: number; readonly usage: Usage; readonly raw?: RawUsage }
   | { readonly type: "status"; readonly status: "running" | "finished" | "paused" | "failed" }
   | { readonly type: "error"; readonly error: WorkerError }
   | { readonly type: "cache_report"; readonly report: CacheReport }

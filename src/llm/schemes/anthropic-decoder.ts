@@ -4,6 +4,8 @@ import { parsedJsonText } from "../json-text.ts"
 import { defaultResponseLimits, limitExceeded, utf8Bytes } from "../limits.ts"
 import { LlmProtocolError } from "../llm-error.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
+import { boundedRawUsage } from "../raw-usage.ts"
+import { neutralUsage } from "../usage.ts"
 import { ResponseCallIds } from "./call-ids.ts"
 import type { AnthropicContentBlock, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-wire.ts"
 
@@ -33,30 +35,33 @@ export const anthropicStopReason = (reason: string): StopReason => STOP_REASONS[
 /**
  * Neutral usage from Anthropic's counters. `input_tokens` excludes cached prompt tokens; the neutral
  * `inputTokens` is the whole prompt (as OpenAI and Gemini count it), so the cache counters are added back in.
+ * `output_tokens` includes thinking, which `output_tokens_details.thinking_tokens` breaks out. No total is sent.
  */
-const neutralUsage = (usage: AnthropicUsage): Usage => {
-  const cacheRead = usage.cache_read_input_tokens ?? undefined
-  const cacheWrite = usage.cache_creation_input_tokens ?? undefined
-  const input =
-    usage.input_tokens === undefined || usage.input_tokens === null
-      ? undefined
-      : usage.input_tokens + (cacheRead ?? 0) + (cacheWrite ?? 0)
-  const output = usage.output_tokens ?? undefined
-  return {
-    ...(input === undefined ? {} : { inputTokens: input }),
-    ...(output === undefined ? {} : { outputTokens: output }),
-    ...(input === undefined || output === undefined ? {} : { totalTokens: input + output }),
-    ...(cacheRead === undefined ? {} : { cacheReadTokens: cacheRead }),
-    ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite })
-  }
+const neutralAnthropicUsage = (usage: AnthropicUsage): Usage => {
+  const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+  const part = (value: unknown): number => (isCount(value) ? value : 0)
+  const input = usage.input_tokens
+  const details = usage.output_tokens_details
+  return neutralUsage(
+    {
+      input: isCount(input) ? input + part(usage.cache_read_input_tokens) + part(usage.cache_creation_input_tokens) : undefined,
+      output: usage.output_tokens,
+      reasoning: typeof details === "object" && details !== null ? details.thinking_tokens : undefined,
+      cacheRead: usage.cache_read_input_tokens,
+      cacheWrite: usage.cache_creation_input_tokens
+    },
+    "output_includes_reasoning"
+  )
 }
 
-/** message_delta usage is cumulative and may repeat or extend message_start's; later non-null values win. */
-const mergeUsage = (base: AnthropicUsage, next: AnthropicUsage): AnthropicUsage => {
+/**
+ * message_delta usage is cumulative and may repeat or extend message_start's; later non-null values win. Whole
+ * fields are kept (not only the counters), so the merged object is also the raw usage of the response.
+ */
+const mergeUsage = (base: AnthropicUsage, next: unknown): AnthropicUsage => {
+  if (typeof next !== "object" || next === null || Array.isArray(next)) return base
   // fromEntries (later entries win) rather than assignment: the keys are the provider's, "__proto__" included.
-  return Object.fromEntries(
-    [...Object.entries(base), ...Object.entries(next)].filter((entry): entry is [string, number] => typeof entry[1] === "number")
-  )
+  return Object.fromEntries([...Object.entries(base), ...Object.entries(next)].filter((entry) => entry[1] !== null && entry[1] !== undefined))
 }
 
 const parseEvent = (message: SseMessage): AnthropicStreamEvent => {
@@ -95,7 +100,8 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
 
   const takeUsage = (): Array<Event> => {
     if (usage === undefined) return []
-    const event: Event = { type: "usage", ...neutralUsage(usage) }
+    const raw = boundedRawUsage(usage)
+    const event: Event = { type: "usage", ...neutralAnthropicUsage(usage), ...(raw === undefined ? {} : { raw }) }
     usage = undefined
     return [event]
   }
@@ -202,7 +208,7 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
         // One response has one message; a second start would announce a second response inside this one.
         if (messageStarted) throw new LlmProtocolError({ message: "Anthropic stream: a second message_start" })
         messageStarted = true
-        usage = event.message?.usage
+        usage = event.message?.usage === undefined ? undefined : mergeUsage({}, event.message.usage)
         return [{ type: "status", status: "started" }]
       case "content_block_start":
         return start(event.index, event.content_block)

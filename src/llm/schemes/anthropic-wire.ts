@@ -4,11 +4,16 @@
  * we handle — the API has more (server tools, citations), which the decoder skips by their `type` at run time.
  */
 
+/** Read as untrusted: any field may hold another type; the decoder checks each value it uses. */
 export interface AnthropicUsage {
   readonly input_tokens?: number | null
   readonly output_tokens?: number | null
   readonly cache_creation_input_tokens?: number | null
   readonly cache_read_input_tokens?: number | null
+  /** Sent with extended thinking: the part of `output_tokens` spent thinking. */
+  readonly output_tokens_details?: { readonly thinking_tokens?: number | null } | null
+  /** Everything else (`cache_creation`, `server_tool_use`, `service_tier`, …), kept only in the raw usage. */
+  readonly [field: string]: unknown
 }
 
 export type AnthropicContentBlock =

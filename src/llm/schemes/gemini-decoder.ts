@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto"
 import type { Event, StopReason, Usage } from "../event.ts"
 import { parsedJsonText } from "../json-text.ts"
 import { LlmProtocolError } from "../llm-error.ts"
+import { boundedRawUsage } from "../raw-usage.ts"
 import type { SseMessage, StreamDecoder } from "../scheme.ts"
+import { neutralUsage } from "../usage.ts"
 import { ResponseCallIds } from "./call-ids.ts"
 import type { GeminiPart, GeminiStreamChunk, GeminiUsageMetadata } from "./gemini-wire.ts"
 
@@ -44,22 +46,36 @@ export const geminiStopReason = (finishReason: string, sawFunctionCall: boolean)
 
 /**
  * Neutral usage from Gemini's counters. Gemini counts thinking apart from the answer (`thoughtsTokenCount`);
- * the neutral `outputTokens` includes it, as OpenAI's and Anthropic's do. `promptTokenCount` already includes
- * the cached part.
+ * the neutral `outputTokens` includes it, as OpenAI's and Anthropic's do (and `totalTokenCount` confirms the
+ * reading by arithmetic). `promptTokenCount` already includes the cached part; the prompt of hosted tools
+ * (`toolUsePromptTokenCount`) is input too.
  */
-const neutralUsage = (usage: GeminiUsageMetadata): Usage => {
-  const input =
-    usage.promptTokenCount === undefined ? undefined : usage.promptTokenCount + (usage.toolUsePromptTokenCount ?? 0)
-  const output =
-    usage.candidatesTokenCount === undefined && usage.thoughtsTokenCount === undefined
-      ? undefined
-      : (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0)
-  return {
-    ...(input === undefined ? {} : { inputTokens: input }),
-    ...(output === undefined ? {} : { outputTokens: output }),
-    ...(usage.totalTokenCount === undefined ? {} : { totalTokens: usage.totalTokenCount }),
-    ...(usage.cachedContentTokenCount === undefined ? {} : { cacheReadTokens: usage.cachedContentTokenCount })
-  }
+const neutralGeminiUsage = (usage: GeminiUsageMetadata): Usage => {
+  const prompt = usage.promptTokenCount
+  const toolUse = usage.toolUsePromptTokenCount
+  const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+  return neutralUsage(
+    {
+      input: isCount(prompt) ? prompt + (isCount(toolUse) ? toolUse : 0) : undefined,
+      output: usage.candidatesTokenCount,
+      total: usage.totalTokenCount,
+      reasoning: usage.thoughtsTokenCount,
+      cacheRead: usage.cachedContentTokenCount
+    },
+    "output_excludes_reasoning"
+  )
+}
+
+/**
+ * Each chunk's usageMetadata is a snapshot of the counts so far; some chunks carry only `trafficType`. Later
+ * non-null fields win, so such a chunk does not erase the counts.
+ */
+const mergeUsage = (base: GeminiUsageMetadata | undefined, next: unknown): GeminiUsageMetadata | undefined => {
+  if (typeof next !== "object" || next === null || Array.isArray(next)) return base
+  // fromEntries (later entries win) rather than assignment: the keys are the provider's, "__proto__" included.
+  return Object.fromEntries(
+    [...Object.entries(base ?? {}), ...Object.entries(next)].filter((entry) => entry[1] !== null && entry[1] !== undefined)
+  )
 }
 
 const parseChunk = (message: SseMessage): GeminiStreamChunk => {
@@ -126,7 +142,8 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
 
   const takeUsage = (): Array<Event> => {
     if (usage === undefined) return []
-    const event: Event = { type: "usage", ...neutralUsage(usage) }
+    const raw = boundedRawUsage(usage)
+    const event: Event = { type: "usage", ...neutralGeminiUsage(usage), ...(raw === undefined ? {} : { raw }) }
     usage = undefined
     return [event]
   }
@@ -201,7 +218,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
       const code = error.status ?? (error.code === undefined ? "provider_error" : String(error.code))
       return fail(code, error.message ?? `Gemini reported ${code}`, "the provider reported an error")
     }
-    if (chunk.usageMetadata !== undefined) usage = chunk.usageMetadata
+    if (chunk.usageMetadata !== undefined) usage = mergeUsage(usage, chunk.usageMetadata)
     if (stopReason !== undefined) return []
     const events: Array<Event> = []
     if (!started) {

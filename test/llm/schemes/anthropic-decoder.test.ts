@@ -4,13 +4,14 @@ import type { Event } from "../../../src/llm/event.ts"
 import { LlmProtocolError } from "../../../src/llm/llm-error.ts"
 import { createAnthropicDecoder } from "../../../src/llm/schemes/anthropic-decoder.ts"
 import { parseSseText } from "../../../src/llm/sse.ts"
+import { withoutRawUsage } from "./without-raw-usage.ts"
 
 const fixture = (name: string): string =>
   readFileSync(new URL(`../../fixtures/sse/anthropic/${name}.sse`, import.meta.url), "utf8")
 
 const decode = (text: string): Array<Event> => {
   const decoder = createAnthropicDecoder()
-  return [...parseSseText(text).flatMap((message) => decoder.push(message)), ...decoder.end()]
+  return withoutRawUsage([...parseSseText(text).flatMap((message) => decoder.push(message)), ...decoder.end()])
 }
 
 describe("Anthropic stream decoder", () => {
