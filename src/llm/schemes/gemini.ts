@@ -24,8 +24,8 @@ export const makeGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme => (
   name: "gemini",
   ...(options.toolSchemas === "openapi-subset" ? { toolLintTarget: "gemini-subset" as const } : {}),
   encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas).body,
-  decoder: (request) =>
-    withNeutralToolNames(createGeminiDecoder(options), request === undefined ? undefined : toolNames(request.tools, "gemini")),
+  decoder: (request, decoderOptions) =>
+    withNeutralToolNames(createGeminiDecoder(options, decoderOptions), request === undefined ? undefined : toolNames(request.tools, "gemini")),
   validate: (request) => buildGeminiRequest(request, options.toolSchemas).warnings
 })
 
