@@ -174,6 +174,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
     }
     if (call.willContinue === true) return []
     streamed = undefined
+    sawFunctionCall = true
     return [
       { type: "block_delta", index: open.index, delta: { kind: "input_json", json: open.args.text() } },
       { type: "block_stop", index: open.index }
@@ -194,7 +195,6 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
     const events = [...abortStreamed("another function call began before this one's arguments were complete"), ...close()]
     const index = nextIndex++
     const id = ids.take(call.id)
-    sawFunctionCall = true
     events.push({
       type: "block_start",
       index,
@@ -210,6 +210,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
       streamed = open
       return [...events, ...continueStreamed(open, call)]
     }
+    sawFunctionCall = true
     events.push(
       { type: "block_delta", index, delta: { kind: "input_json", json: parsedJsonText(call.args ?? {}) } },
       { type: "block_stop", index }
