@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -486,6 +487,17 @@ describe("every call of a response has its own id and its own arguments", () => 
     const { events, error } = await run(server, "gemini")
     expect(error).toBeUndefined()
     expect(calls(events)[0]?.args).toBe(deep)
+  })
+
+  it("anthropic: a second message (another id) spliced into the response is a protocol error; no call completes", async () => {
+    const spliced = readFileSync(new URL("../fixtures/sse/anthropic/spliced-message-start.sse", import.meta.url), "utf8")
+    const server = await serve(spliced)
+    const { events, error } = await run(server, "anthropic")
+    expect(error).toMatchObject({ _tag: "LlmProtocolError" })
+    expect(error?.message).toContain("a second message_start")
+    expect(events.filter((e) => e.type === "block_stop").map((e) => e.index)).toEqual([0])
+    expect(events.filter((e) => e.type === "block_abort").map((e) => e.index)).toEqual([1])
+    expect(server.requests()).toBe(1)
   })
 
   it("anthropic: a block opened twice is a protocol error, not a dangling call", async () => {

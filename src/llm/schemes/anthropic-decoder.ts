@@ -6,6 +6,7 @@ import { LlmProtocolError } from "../llm-error.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { boundedRawUsage } from "../raw-usage.ts"
 import { neutralUsage } from "../usage.ts"
+import { quote } from "../../schema/quote.ts"
 import { ResponseCallIds } from "./call-ids.ts"
 import type { AnthropicContentBlock, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-wire.ts"
 
@@ -64,6 +65,12 @@ const mergeUsage = (base: AnthropicUsage, next: unknown): AnthropicUsage => {
   return Object.fromEntries([...Object.entries(base), ...Object.entries(next)].filter((entry) => entry[1] !== null && entry[1] !== undefined))
 }
 
+/** How a refused second message_start is described: both ids, bounded (they are the provider's text). */
+const secondStart = (first: string | undefined, second: string | undefined): string =>
+  first === second
+    ? `(${second === undefined ? "no id" : quote(second)}, after content)`
+    : `(${second === undefined ? "no id" : quote(second)} after ${first === undefined ? "one without an id" : quote(first)})`
+
 const parseEvent = (message: SseMessage): AnthropicStreamEvent => {
   try {
     const parsed: unknown = JSON.parse(message.data)
@@ -90,6 +97,8 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
   const ids = new ResponseCallIds(() => `${idPrefix}${generated++}`)
   let signatureBytes = 0
   let messageStarted = false
+  /** The id of the message this response carries; a message_start with another one is a second message. */
+  let messageId: string | undefined
   const open = new Map<number, OpenBlock>()
   /** Anthropic indices of blocks this library does not model (server tools, …): their events are skipped. */
   const skipped = new Set<number>()
@@ -204,12 +213,20 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
 
   const decode = (event: AnthropicStreamEvent): Array<Event> => {
     switch (event.type) {
-      case "message_start":
-        // One response has one message; a second start would announce a second response inside this one.
-        if (messageStarted) throw new LlmProtocolError({ message: "Anthropic stream: a second message_start" })
+      case "message_start": {
+        const id = typeof event.message?.id === "string" ? event.message.id : undefined
+        if (messageStarted) {
+          // The same message announced again before any content (a proxy repeating the start) changes nothing.
+          if (id === messageId && nextIndex === 0 && skipped.size === 0) return []
+          // Anything else starts a second message inside this response: merging the two would mix their
+          // reasoning and leave the first one's open blocks dangling (the official SDK refuses it too).
+          throw new LlmProtocolError({ message: `Anthropic stream: a second message_start ${secondStart(messageId, id)} inside one response` })
+        }
         messageStarted = true
+        messageId = id
         usage = event.message?.usage === undefined ? undefined : mergeUsage({}, event.message.usage)
         return [{ type: "status", status: "started" }]
+      }
       case "content_block_start":
         return start(event.index, event.content_block)
       case "content_block_delta": {

@@ -29,7 +29,7 @@ export type AnthropicDelta =
   | { readonly type: "input_json_delta"; readonly partial_json?: string }
 
 export type AnthropicStreamEvent =
-  | { readonly type: "message_start"; readonly message?: { readonly usage?: AnthropicUsage } }
+  | { readonly type: "message_start"; readonly message?: { readonly id?: unknown; readonly usage?: AnthropicUsage } }
   | { readonly type: "content_block_start"; readonly index: number; readonly content_block: AnthropicContentBlock }
   | { readonly type: "content_block_delta"; readonly index: number; readonly delta: AnthropicDelta }
   | { readonly type: "content_block_stop"; readonly index: number }

@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto"
 import type { Event, StopReason, Usage } from "../event.ts"
 import { parsedJsonText } from "../json-text.ts"
+import { defaultResponseLimits } from "../limits.ts"
 import { LlmProtocolError } from "../llm-error.ts"
 import { boundedRawUsage } from "../raw-usage.ts"
-import type { SseMessage, StreamDecoder } from "../scheme.ts"
+import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { neutralUsage } from "../usage.ts"
 import { ResponseCallIds } from "./call-ids.ts"
+import { GeminiPartialArgs } from "./gemini-partial-args.ts"
+import { quote } from "../../schema/quote.ts"
 import type { GeminiPart, GeminiStreamChunk, GeminiUsageMetadata } from "./gemini-wire.ts"
 
 /**
@@ -94,19 +97,33 @@ interface OpenBlock {
   signature: string | undefined
 }
 
+/** A function call whose arguments are still streaming (`willContinue`); its tool_use block is open. */
+interface StreamedCall {
+  readonly index: number
+  /** The id Gemini sent with the call's name, if any; a continuation naming another id is not this call's. */
+  readonly wireId: string | undefined
+  readonly args: GeminiPartialArgs
+}
+
 /**
  * Decodes one `streamGenerateContent?alt=sse` response (first candidate). Text parts run together into one text
  * block until another kind of part arrives; thought parts likewise into one thinking block. A function call
- * arrives whole and becomes a complete tool_use block at once. `finishReason` closes whatever is still open;
- * usage and `completed` follow at `end()`, since Gemini may send a last usage-only chunk after it. Every call has
- * its own id: a missing one gets a generated id, a repeated one is renamed behind the same prefix (never sent
- * back to Gemini, see decision 0010).
+ * usually arrives whole and becomes a complete tool_use block at once; with streamed arguments (decision 0022) its
+ * block opens at the part with the name and `willContinue`, the `partialArgs` of the following parts rebuild the
+ * arguments, and the first part without `willContinue` ends it with the arguments as one delta. A streamed call
+ * that something else interrupts (text, another call, `finishReason`, the end) is aborted, never run on half its
+ * arguments. `finishReason` closes whatever is open; parts after it still count (the server may go on, e.g. after
+ * a server-side tool) and the last `finishReason` wins; usage and `completed` follow at `end()`, since Gemini may
+ * send a last usage-only chunk after it. Every call has its own id: a missing one gets a generated id, a repeated
+ * one is renamed behind the same prefix (never sent back to Gemini, see decision 0010).
  */
-export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamDecoder => {
+export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transport: DecoderOptions = {}): StreamDecoder => {
   const newCallId = options.newCallId ?? randomCallId
+  const maxArgumentBytes = (transport.limits ?? defaultResponseLimits).maxArgumentBytes
   // A repeated id is renamed behind the generated-id prefix: an id Gemini did not issue must never be sent back.
   const ids = new ResponseCallIds(newCallId, { prefix: GENERATED_CALL_ID_PREFIX })
   let current: OpenBlock | undefined
+  let streamed: StreamedCall | undefined
   let nextIndex = 0
   let started = false
   /** Set by finishReason; completion is reported at `end()` because a usage-only chunk may still follow. */
@@ -148,31 +165,70 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
     return [event]
   }
 
+  /** A streamed call cut short: aborted, so nobody runs a tool on the arguments it had so far. */
+  const abortStreamed = (reason: string): Array<Event> => {
+    if (streamed === undefined) return []
+    const { index } = streamed
+    streamed = undefined
+    return [{ type: "block_abort", index, reason }]
+  }
+
   const fail = (code: string, message: string, abortReason: string): Array<Event> => {
     finished = true
     const events: Array<Event> = [{ type: "error", code, message }]
     if (current !== undefined) events.push({ type: "block_abort", index: current.index, reason: abortReason })
     current = undefined
+    events.push(...abortStreamed(abortReason))
     return [...events, ...takeUsage(), { type: "status", status: "failed" }]
   }
 
+  /** Applies a streamed call's `partialArgs`; a part without `willContinue` ends the call. */
+  const continueStreamed = (open: StreamedCall, call: NonNullable<GeminiPart["functionCall"]>): Array<Event> => {
+    const pieces = call.partialArgs
+    if (pieces !== undefined) {
+      if (!Array.isArray(pieces)) throw new LlmProtocolError({ message: "Gemini stream: functionCall partialArgs is not a list" })
+      for (const piece of pieces) open.args.apply(piece)
+    }
+    if (call.willContinue === true) return []
+    streamed = undefined
+    sawFunctionCall = true
+    return [
+      { type: "block_delta", index: open.index, delta: { kind: "input_json", json: open.args.text() } },
+      { type: "block_stop", index: open.index }
+    ]
+  }
+
   const functionCall = (part: GeminiPart, call: NonNullable<GeminiPart["functionCall"]>): Array<Event> => {
-    if (call.name === undefined) throw new LlmProtocolError({ message: "Gemini stream: functionCall part without a name" })
-    const events = close()
+    if (call.name === undefined) {
+      // Without a name a part can only continue a streamed call (an empty `{}` ends it).
+      if (streamed === undefined) throw new LlmProtocolError({ message: "Gemini stream: functionCall part without a name" })
+      if (call.id !== undefined && streamed.wireId !== undefined && call.id !== streamed.wireId) {
+        throw new LlmProtocolError({ message: `Gemini stream: a streamed functionCall part for ${quote(call.id)} while ${quote(streamed.wireId)} is open` })
+      }
+      const events: Array<Event> = []
+      if (part.thoughtSignature !== undefined) signature(part.thoughtSignature, events)
+      return [...events, ...continueStreamed(streamed, call)]
+    }
+    const events = [...abortStreamed("another function call began before this one's arguments were complete"), ...close()]
     const index = nextIndex++
     const id = ids.take(call.id)
+    events.push({
+      type: "block_start",
+      index,
+      block: {
+        kind: "tool_use",
+        id,
+        name: call.name,
+        ...(part.thoughtSignature === undefined ? {} : { thoughtSignature: part.thoughtSignature })
+      }
+    })
+    if (call.willContinue === true || call.partialArgs !== undefined) {
+      const open: StreamedCall = { index, wireId: call.id, args: new GeminiPartialArgs(id, maxArgumentBytes, call.args) }
+      streamed = open
+      return [...events, ...continueStreamed(open, call)]
+    }
     sawFunctionCall = true
     events.push(
-      {
-        type: "block_start",
-        index,
-        block: {
-          kind: "tool_use",
-          id,
-          name: call.name,
-          ...(part.thoughtSignature === undefined ? {} : { thoughtSignature: part.thoughtSignature })
-        }
-      },
       { type: "block_delta", index, delta: { kind: "input_json", json: parsedJsonText(call.args ?? {}) } },
       { type: "block_stop", index }
     )
@@ -196,7 +252,8 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
 
   const part = (part: GeminiPart): Array<Event> => {
     if (part.functionCall !== undefined) return functionCall(part, part.functionCall)
-    const events: Array<Event> = []
+    // Content of another kind ends a streamed call before its last part came; an empty part is no content.
+    const events: Array<Event> = part.text ? abortStreamed("the function call's arguments were interrupted by other content") : []
     if (part.thought === true) {
       const block = ensureOpen("thinking", events)
       if (part.text) events.push({ type: "block_delta", index: block.index, delta: { kind: "thinking", text: part.text } })
@@ -219,7 +276,6 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
       return fail(code, error.message ?? `Gemini reported ${code}`, "the provider reported an error")
     }
     if (chunk.usageMetadata !== undefined) usage = mergeUsage(usage, chunk.usageMetadata)
-    if (stopReason !== undefined) return []
     const events: Array<Event> = []
     if (!started) {
       started = true
@@ -234,8 +290,9 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
     }
     for (const each of candidate.content?.parts ?? []) events.push(...part(each))
     if (candidate.finishReason !== undefined) {
+      // Not final: parts may follow (the last finishReason wins), each opening a block of its own.
       stopReason = geminiStopReason(candidate.finishReason, sawFunctionCall)
-      events.push(...close(stopReason))
+      events.push(...abortStreamed("finishReason before the function call's arguments were complete"), ...close(stopReason))
     }
     return events
   }
@@ -250,7 +307,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
       if (finished) return []
       if (stopReason !== undefined) {
         finished = true
-        return [...takeUsage(), { type: "status", status: "completed", stopReason }]
+        return [...abortStreamed("the stream ended before the function call's arguments were complete"), ...takeUsage(), { type: "status", status: "completed", stopReason }]
       }
       return fail("incomplete_stream", "the Gemini stream ended without a finishReason", "stream ended before the block was complete")
     }

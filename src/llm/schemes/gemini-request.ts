@@ -2,7 +2,7 @@ import { geminiSubsetToolsFragment, toolNames, toolsFragment } from "../../schem
 import { jsonBody, rawJson } from "../json-body.ts"
 import type { Request } from "../request.ts"
 import type { ConfigWarning } from "../scheme.ts"
-import { resolveGeminiSettings } from "./gemini-config.ts"
+import { type GeminiEndpointFeatures, resolveGeminiSettings } from "./gemini-config.ts"
 import { geminiContents } from "./gemini-contents.ts"
 
 /**
@@ -19,10 +19,11 @@ export type GeminiToolSchemas = "json-schema" | "openapi-subset"
  */
 export const buildGeminiRequest = (
   request: Request,
-  toolSchemas: GeminiToolSchemas = "json-schema"
+  toolSchemas: GeminiToolSchemas = "json-schema",
+  endpoint: GeminiEndpointFeatures = {}
 ): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const names = toolNames(request.tools, "gemini")
-  const { settings, warnings } = resolveGeminiSettings(request)
+  const { settings, warnings } = resolveGeminiSettings(request, endpoint)
   const history = geminiContents(request.items, names)
   const calling = settings.functionCalling
   const generationConfig = {
@@ -44,13 +45,17 @@ export const buildGeminiRequest = (
         ? undefined
         : rawJson(toolSchemas === "json-schema" ? toolsFragment(request.tools, "gemini") : geminiSubsetToolsFragment(request.tools)),
     toolConfig:
-      calling === undefined
+      calling === undefined && settings.streamFunctionCallArguments === undefined
         ? undefined
         : {
-            functionCallingConfig:
-              "allowedFunctionNames" in calling
-                ? { mode: calling.mode, allowedFunctionNames: calling.allowedFunctionNames.map((name) => names.toWire(name)) }
-                : { mode: calling.mode }
+            functionCallingConfig: {
+              mode: calling?.mode,
+              allowedFunctionNames:
+                calling !== undefined && "allowedFunctionNames" in calling
+                  ? calling.allowedFunctionNames.map((name) => names.toWire(name))
+                  : undefined,
+              streamFunctionCallArguments: settings.streamFunctionCallArguments
+            }
           },
     generationConfig: Object.values(generationConfig).every((value) => value === undefined) ? undefined : generationConfig,
     contents: history.contents

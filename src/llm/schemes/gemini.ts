@@ -1,6 +1,7 @@
 import { toolNames } from "../../schema/provider-tools.ts"
 import type { Scheme } from "../scheme.ts"
 import { createGeminiDecoder, type GeminiDecoderOptions } from "./gemini-decoder.ts"
+import type { GeminiEndpointFeatures } from "./gemini-config.ts"
 import { type GeminiToolSchemas, buildGeminiRequest } from "./gemini-request.ts"
 import { withNeutralToolNames } from "./neutral-tool-names.ts"
 
@@ -9,6 +10,13 @@ export type { GeminiToolSchemas } from "./gemini-request.ts"
 export interface GeminiSchemeOptions extends GeminiDecoderOptions {
   /** `openapi-subset` for endpoints that predate `parametersJsonSchema`; `json-schema` by default. */
   readonly toolSchemas?: GeminiToolSchemas
+  /**
+   * Ask for function-call arguments streamed in pieces (`toolConfig.functionCallingConfig.streamFunctionCallArguments`,
+   * sent only when the request has tools). Off by default: Vertex AI accepts it for Gemini 3 models, but the
+   * Gemini API (`generativelanguage.googleapis.com`, v1beta) does not define the field and refuses the request.
+   * The decoder reads streamed arguments whether or not this is set.
+   */
+  readonly streamFunctionCallArguments?: boolean
 }
 
 /**
@@ -20,13 +28,16 @@ export interface GeminiSchemeOptions extends GeminiDecoderOptions {
  * neutral ones. For an endpoint without JSON Schema support, `makeGeminiScheme({ toolSchemas: "openapi-subset" })`
  * and a custom provider (`{ ...gemini, scheme }`).
  */
+const endpointOf = (options: GeminiSchemeOptions): GeminiEndpointFeatures =>
+  options.streamFunctionCallArguments === true ? { streamFunctionCallArguments: true } : {}
+
 export const makeGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme => ({
   name: "gemini",
   ...(options.toolSchemas === "openapi-subset" ? { toolLintTarget: "gemini-subset" as const } : {}),
-  encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas).body,
-  decoder: (request) =>
-    withNeutralToolNames(createGeminiDecoder(options), request === undefined ? undefined : toolNames(request.tools, "gemini")),
-  validate: (request) => buildGeminiRequest(request, options.toolSchemas).warnings
+  encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas, endpointOf(options)).body,
+  decoder: (request, decoderOptions) =>
+    withNeutralToolNames(createGeminiDecoder(options, decoderOptions), request === undefined ? undefined : toolNames(request.tools, "gemini")),
+  validate: (request) => buildGeminiRequest(request, options.toolSchemas, endpointOf(options)).warnings
 })
 
 export const geminiScheme: Scheme = makeGeminiScheme()

@@ -102,6 +102,68 @@ describe("Anthropic stream decoder", () => {
     expect(events.filter((event) => event.type === "block_stop")).toEqual([{ type: "block_stop", index: 0 }])
   })
 
+  it("refuses a second message_start with another id: no merged message, the open tool call aborted, never stopped", () => {
+    const decoder = createAnthropicDecoder()
+    const events: Array<Event> = []
+    let thrown: unknown
+    for (const message of parseSseText(fixture("spliced-message-start"))) {
+      try {
+        events.push(...decoder.push(message))
+      } catch (error) {
+        thrown = error
+        break
+      }
+    }
+    expect(thrown).toBeInstanceOf(LlmProtocolError)
+    expect((thrown as LlmProtocolError).message).toBe(
+      'Anthropic stream: a second message_start ("msg_01SpliceSecond2Mx6Jp0Ye8" after "msg_01SpliceFirst7Hq2Lw9Zr4Tn") inside one response'
+    )
+    // What the transport does on a thrown decoder: end() closes what is open.
+    events.push(...decoder.end())
+    expect(events.filter((event) => event.type === "block_start").map((event) => event.index)).toEqual([0, 1])
+    expect(events.filter((event) => event.type === "block_stop")).toEqual([
+      { type: "block_stop", index: 0, reasoning: { provider: "anthropic", signature: "c2lnbmF0dXJlLW9mLXRoZS1maXJzdC1tZXNzYWdl" } }
+    ])
+    expect(events).toContainEqual({ type: "block_abort", index: 1, reason: "stream ended before the block was complete" })
+    expect(JSON.stringify(events)).not.toContain("A date is asked for")
+  })
+
+  it("ignores a repeated message_start for the same message before any content", () => {
+    expect(decode(fixture("duplicate-message-start"))).toEqual([
+      { type: "status", status: "started" },
+      { type: "block_start", index: 0, block: { kind: "text" } },
+      { type: "block_delta", index: 0, delta: { kind: "text", text: "Good morning" } },
+      { type: "block_delta", index: 0, delta: { kind: "text", text: " to you too." } },
+      { type: "block_stop", index: 0 },
+      { type: "usage", inputTokens: 21, outputTokens: 9, totalTokens: 30, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      { type: "status", status: "completed", stopReason: "end_turn" }
+    ])
+  })
+
+  it("refuses the same message started again once its content began (a replay would repeat the content)", () => {
+    const decoder = createAnthropicDecoder()
+    const push = (data: object) => decoder.push({ event: "x", data: JSON.stringify(data) })
+    push({ type: "message_start", message: { id: "msg_a" } })
+    push({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } })
+    expect(() => push({ type: "message_start", message: { id: "msg_a" } })).toThrow(
+      'Anthropic stream: a second message_start ("msg_a", after content) inside one response'
+    )
+  })
+
+  it("quotes the ids of a refused second message_start bounded", () => {
+    const decoder = createAnthropicDecoder()
+    const push = (data: object) => decoder.push({ event: "x", data: JSON.stringify(data) })
+    push({ type: "message_start", message: {} })
+    let message = ""
+    try {
+      push({ type: "message_start", message: { id: "m".repeat(100_000) } })
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toContain("after one without an id")
+    expect(message.length).toBeLessThan(300)
+  })
+
   it("sends a tool's start input when no input_json_delta carries text", () => {
     const decoder = createAnthropicDecoder()
     const push = (data: object) => decoder.push({ event: "x", data: JSON.stringify(data) })

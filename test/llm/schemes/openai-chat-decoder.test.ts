@@ -105,6 +105,20 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
     ])
   })
 
+  it("error-with-usage: an error chunk that also carries usage (OpenRouter) reports the usage before failing", () => {
+    const message = "Upstream provider returned an error mid-stream"
+    expect(decode("error-with-usage")).toEqual([
+      started,
+      { type: "block_start", index: 0, block: { kind: "text" } },
+      text(0, "The capital"),
+      text(0, " of France"),
+      { type: "block_abort", index: 0, reason: message },
+      { type: "usage", inputTokens: 14, outputTokens: 4, totalTokens: 18 },
+      { type: "error", code: "502", message },
+      { type: "status", status: "failed" }
+    ])
+  })
+
   it("truncated: end() aborts every open block, the tool call included, and reports the truncation", () => {
     const events = decode("truncated")
     expect(events.slice(-4)).toEqual([
@@ -163,7 +177,7 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
     expect(decoder.end()).toEqual([])
   })
 
-  it.each(["text", "usage-cached", "parallel-tool-calls", "error-mid-stream", "truncated", "compat-reasoning-no-ids"])(
+  it.each(["text", "usage-cached", "parallel-tool-calls", "error-mid-stream", "error-with-usage", "truncated", "compat-reasoning-no-ids"])(
     "%s decodes the same however the bytes are split into chunks",
     (name) => {
       const whole = fixture(name)
