@@ -243,7 +243,8 @@ export class MutableWorker extends WorkerBase {
   }
 
   setConfig(config: RequestConfig): void {
-    this.idle("setConfig").config = { ...config }
+    const core = this.idle("setConfig")
+    core.config = workerConfig(core.client, config)
   }
 
   /** Replaces the history. Decisions kept for calls paused in the old history are dropped. */
