@@ -245,7 +245,9 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
     for (const kind of ["groundingMetadata", "urlContextMetadata"] as const) {
       const metadata = candidate[kind]
       if (typeof metadata === "object" && metadata !== null) {
-        events.push({ type: "citation", citation: { scheme: "gemini", kind, json: providerJsonText(metadata, `Gemini ${kind}`) } })
+        // Grounding belongs to the candidate's answer: it is tied to the text block still open, if any.
+        const citation = { scheme: "gemini", kind, json: providerJsonText(metadata, `Gemini ${kind}`) } as const
+        events.push(current?.kind === "text" ? { type: "citation", index: current.index, citation } : { type: "citation", citation })
       }
     }
     if (candidate.finishReason !== undefined) {
