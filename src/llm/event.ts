@@ -1,5 +1,5 @@
 import type { JsonObject } from "../schema/json-schema.ts"
-import type { ReasoningData } from "./item.ts"
+import type { ProviderItem, ProviderItemScheme, ReasoningData } from "./item.ts"
 
 /**
  * The provider-neutral stream. Meta events (ping, usage, status, error) stand alone; block events open, fill and
@@ -50,6 +50,19 @@ export interface Usage {
  */
 export type RawUsage = JsonObject
 
+/**
+ * A source the provider cites for the answer (a Responses `url_citation` annotation, an Anthropic text block's
+ * citation, Gemini's `groundingMetadata`), kept as the provider's own object. Citations are not history: the
+ * answer text goes back without them, which every provider accepts.
+ */
+export interface Citation {
+  readonly scheme: ProviderItemScheme
+  /** The provider's name for the object (`url_citation`, `web_search_result_location`, `groundingMetadata`, …). */
+  readonly kind: string
+  /** The provider's object as compact JSON text. */
+  readonly json: string
+}
+
 export type Event =
   | { readonly type: "ping" }
   | ({ readonly type: "usage"; readonly raw?: RawUsage } & Usage)
@@ -77,3 +90,11 @@ export type Event =
       readonly final?: string
     }
   | { readonly type: "block_abort"; readonly index: number; readonly reason: string }
+  /**
+   * Output of a kind this library does not model, complete (decision 0025): a hosted tool's call or result, a
+   * custom-tool call, a code part. `index` comes from the same sequence as block indices, and the event takes its
+   * place in model order where it arrives, so the text around it keeps its position. It becomes a history item.
+   */
+  | { readonly type: "provider_output"; readonly index: number; readonly item: ProviderItem }
+  /** A citation for the answer; `index` is the text block it annotates when the provider says which. */
+  | { readonly type: "citation"; readonly index?: number; readonly citation: Citation }

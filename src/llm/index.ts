@@ -1,6 +1,8 @@
 /** The llm layer's public surface: neutral types, schemes, SSE, providers, transport settings and the client. */
 export * from "./item.ts"
 export * from "./request.ts"
+export { HostedTool, lintHostedTools } from "./hosted-tools.ts"
+export { MAX_PROVIDER_JSON_DEPTH } from "./provider-item.ts"
 export * from "./event.ts"
 export * from "./scheme.ts"
 export * from "./client.ts"

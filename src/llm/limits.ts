@@ -15,6 +15,11 @@ export interface ResponseLimits {
   /** UTF-8 bytes of one tool call's argument text. */
   readonly maxArgumentBytes: number
   /**
+   * UTF-8 bytes of output kept without being modelled (provider items and citations: hosted tools' calls and
+   * results, a fetched page, code output) in one response, counted while it streams as well as when it is whole.
+   */
+  readonly maxProviderBytes: number
+  /**
    * Characters (UTF-16 code units, as the parser holds them) of one SSE event, its unfinished lines included:
    * a line that never ends cannot grow without bound. Must leave room for the largest whole value a provider
    * sends in one event (Gemini sends a call's arguments whole; Responses repeats them in `…done` events).
@@ -28,6 +33,7 @@ export const defaultResponseLimits: ResponseLimits = {
   maxTextBytes: 8 * 1024 * 1024,
   maxReasoningBytes: 8 * 1024 * 1024,
   maxArgumentBytes: 8 * 1024 * 1024,
+  maxProviderBytes: 8 * 1024 * 1024,
   maxEventChars: 16 * 1024 * 1024
 }
 
@@ -35,6 +41,7 @@ const WHAT: Readonly<Record<ResponseLimitName, string>> = {
   maxTextBytes: "answer text",
   maxReasoningBytes: "reasoning",
   maxArgumentBytes: "tool call arguments",
+  maxProviderBytes: "provider output (hosted tools, citations)",
   maxEventChars: "one SSE event"
 }
 
@@ -42,6 +49,7 @@ const UNIT: Readonly<Record<ResponseLimitName, string>> = {
   maxTextBytes: "bytes",
   maxReasoningBytes: "bytes",
   maxArgumentBytes: "bytes",
+  maxProviderBytes: "bytes",
   maxEventChars: "characters"
 }
 
@@ -65,6 +73,7 @@ export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8
 export class ResponseMeter {
   private textBytes = 0
   private reasoningBytes = 0
+  private providerBytes = 0
   private readonly argumentBytes = new Map<number, number>()
   /** Bytes each open text or thinking block has streamed, to swap for its final value's size at its stop. */
   private readonly blockBytes = new Map<number, number>()
@@ -84,6 +93,10 @@ export class ResponseMeter {
       case "block_abort":
         this.forget(event.index)
         return
+      case "provider_output":
+        return this.countProvider(event.item.json)
+      case "citation":
+        return this.countProvider(event.citation.json)
       case "block_delta": {
         const delta = event.delta
         if (delta.kind === "text") {
@@ -139,5 +152,12 @@ export class ResponseMeter {
     this.argumentBytes.delete(index)
     this.blockBytes.delete(index)
     this.kinds.delete(index)
+  }
+
+  private countProvider(json: string): void {
+    this.providerBytes += utf8Bytes(json)
+    if (this.providerBytes > this.limits.maxProviderBytes) {
+      throw limitExceeded("maxProviderBytes", this.limits.maxProviderBytes, this.providerBytes)
+    }
   }
 }

@@ -2,6 +2,7 @@ import type { RawUsage, StopReason, Usage } from "../llm/event.ts"
 import type { ContentPart, Item } from "../llm/item.ts"
 import type { BlockPosition } from "./block-scope.ts"
 import type { ProtocolIssue } from "./protocol-issue.ts"
+import { type CitationEntry, type ProviderItemBlock, ProviderItemCollector } from "./provider-item-collector.ts"
 import { type ReasoningBlock, ReasoningCollector } from "./reasoning-collector.ts"
 import { type TextBlock, TextCollector } from "./text-collector.ts"
 import { type Timeline, TimelineMisuse, type TimelineState } from "./timeline.ts"
@@ -19,6 +20,8 @@ export const assistantItems = (parts: {
   readonly text: ReadonlyArray<TextBlock>
   readonly reasoning: ReadonlyArray<ReasoningBlock>
   readonly toolCalls: ReadonlyArray<ToolCallBlock>
+  /** Provider outputs (decision 0025); each is an item of its own between the messages around it. */
+  readonly providerItems?: ReadonlyArray<ProviderItemBlock>
 }): Array<Item> => {
   type Entry = BlockPosition & { readonly item: Item | OutputText }
   const entries: Entry[] = [
@@ -32,7 +35,8 @@ export const assistantItems = (parts: {
         index: block.index,
         item: { type: "output_text", text: block.text } satisfies OutputText
       })),
-    ...parts.toolCalls.map((block) => ({ ordinal: block.ordinal, index: block.index, item: block.call }))
+    ...parts.toolCalls.map((block) => ({ ordinal: block.ordinal, index: block.index, item: block.call })),
+    ...(parts.providerItems ?? []).map((block) => ({ ordinal: block.ordinal, index: block.index, item: block.item }))
   ].sort((a, b) => a.ordinal - b.ordinal)
 
   const items: Item[] = []
@@ -61,6 +65,8 @@ export interface AssistantResponse {
   /** The provider's own usage object (bounded copy), for counters `usage` has no field for. */
   readonly rawUsage?: RawUsage
   readonly abortedToolCalls: ReadonlyArray<AbortedToolCall>
+  /** Citations for the answer (decision 0025), in arrival order; not part of `items`. */
+  readonly citations: ReadonlyArray<CitationEntry>
   readonly issues: ReadonlyArray<ProtocolIssue>
 }
 
@@ -86,6 +92,7 @@ export class ResponseCollector {
   readonly reasoning: ReasoningCollector
   readonly toolCalls: ToolCallCollector
   readonly usage: UsageCollector
+  readonly providerItems: ProviderItemCollector
   readonly #timeline: Timeline
   #completedStop: StopReason | undefined
   #lastBlockStop: StopReason | undefined
@@ -96,6 +103,7 @@ export class ResponseCollector {
     this.reasoning = new ReasoningCollector(timeline)
     this.toolCalls = new ToolCallCollector(timeline)
     this.usage = new UsageCollector(timeline)
+    this.providerItems = new ProviderItemCollector(timeline)
     timeline.onMeta("status", (event) => {
       if (event.status === "completed" && event.stopReason !== undefined) this.#completedStop = event.stopReason
     })
@@ -118,12 +126,14 @@ export class ResponseCollector {
       items: assistantItems({
         text: this.text.blocks,
         reasoning: this.reasoning.blocks,
-        toolCalls: this.toolCalls.blocks
+        toolCalls: this.toolCalls.blocks,
+        providerItems: this.providerItems.blocks
       }),
       stopReason: this.#completedStop ?? this.#lastBlockStop,
       usage: this.usage.usage,
       ...this.#rawUsage(),
       abortedToolCalls: this.toolCalls.aborted,
+      citations: this.providerItems.citations,
       issues: this.#timeline.issues
     }
   }

@@ -5,8 +5,10 @@ import {
   type BlockScope,
   type BlockStart,
   DELTA_KIND_OF,
+  type BlockPosition,
   type MetaEvent,
-  type MetaEventOf
+  type MetaEventOf,
+  type ProviderOutput
 } from "./block-scope.ts"
 import type { ProtocolIssue } from "./protocol-issue.ts"
 
@@ -49,7 +51,8 @@ export const UNCLOSED_BLOCK_REASON = "response ended before the block was stoppe
 export class Timeline {
   readonly #open = new Map<number, OpenBlock>()
   readonly #starts: BlockStarts = { text: [], thinking: [], tool_use: [] }
-  readonly #meta: MetaListeners = { ping: [], usage: [], status: [], error: [] }
+  readonly #meta: MetaListeners = { ping: [], usage: [], status: [], error: [], citation: [] }
+  readonly #providerOutputListeners: Array<(event: ProviderOutput, at: BlockPosition) => void> = []
   readonly #issueListeners: Array<(issue: ProtocolIssue) => void> = []
   readonly #issues: ProtocolIssue[] = []
   #state: TimelineState = "open"
@@ -82,6 +85,16 @@ export class Timeline {
   onMeta<T extends MetaEvent["type"]>(type: T, listener: (event: MetaEventOf<T>) => void): this {
     this.#ensureOpen("register a meta listener")
     this.#meta[type].push(listener)
+    return this
+  }
+
+  /**
+   * Calls `listener` for every provider output (an unmodelled output kind, whole) from now on, with its position:
+   * it takes the next ordinal, so it sorts between the blocks around it.
+   */
+  onProviderOutput(listener: (event: ProviderOutput, at: BlockPosition) => void): this {
+    this.#ensureOpen("register a provider output listener")
+    this.#providerOutputListeners.push(listener)
     return this
   }
 
@@ -141,6 +154,11 @@ export class Timeline {
         const block = this.#open.get(event.index)
         if (block === undefined) return this.#report({ kind: "unknown_block", index: event.index, event: event.type })
         this.#close(event.index, block, event.reason)
+        return
+      }
+      case "provider_output": {
+        const at = { index: event.index, ordinal: this.#ordinal++ }
+        for (const listener of this.#providerOutputListeners) listener(event, at)
         return
       }
       default: {

@@ -43,6 +43,11 @@ const attachSubscribers = (core: WorkerCore, timeline: Timeline, turn: number): 
     })
   }
   timeline.onMeta("usage", ({ type: _, raw, ...usage }) => hub.emit({ type: "usage", turn, usage, ...(raw === undefined ? {} : { raw }) }))
+  // Unmodelled output (decision 0025) is shown as it arrives; the item that enters history is the same object.
+  timeline.onProviderOutput((event, at) => hub.emit({ type: "provider_output", turn, index: at.index, ordinal: at.ordinal, item: event.item }))
+  timeline.onMeta("citation", (event) =>
+    hub.emit(event.index === undefined ? { type: "citation", turn, citation: event.citation } : { type: "citation", turn, index: event.index, citation: event.citation })
+  )
 }
 
 /**

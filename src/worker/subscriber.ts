@@ -1,6 +1,6 @@
 import { Stream } from "effect"
-import type { BlockDelta, BlockMeta, RawUsage, StopReason, Usage } from "../llm/event.ts"
-import type { FunctionCallItem } from "../llm/item.ts"
+import type { BlockDelta, BlockMeta, Citation, RawUsage, StopReason, Usage } from "../llm/event.ts"
+import type { FunctionCallItem, ProviderItem } from "../llm/item.ts"
 import type { CacheReport } from "./cache-lock.ts"
 import type { ToolOutcome } from "./tool-outcome.ts"
 import { EventBufferOverflow, type WorkerError } from "./worker-error.ts"
@@ -21,6 +21,13 @@ export type WorkerEvent =
   | { readonly type: "text_completed"; readonly turn: number; readonly index: number; readonly text: string }
   | { readonly type: "tool_call_completed"; readonly turn: number; readonly index: number; readonly call: FunctionCallItem }
   | { readonly type: "tool_result"; readonly outcome: ToolOutcome }
+  /**
+   * Output of a kind the library does not model (a hosted tool's call or result, a custom-tool call, a code
+   * part; decision 0025), whole. It enters history as it is; the Worker never executes it.
+   */
+  | { readonly type: "provider_output"; readonly turn: number; readonly index: number; readonly ordinal: number; readonly item: ProviderItem }
+  /** A source the provider cites for the answer; `index` is the text block it annotates when known. */
+  | { readonly type: "citation"; readonly turn: number; readonly index?: number; readonly citation: Citation }
   | { readonly type: "usage"; readonly turn: number; readonly usage: Usage; readonly raw?: RawUsage }
   | { readonly type: "status"; readonly status: "running" | "finished" | "paused" | "failed" }
   | { readonly type: "error"; readonly error: WorkerError }
@@ -43,6 +50,8 @@ export interface Subscriber {
   readonly onTextCompleted?: (event: WorkerEventOf<"text_completed">) => void
   readonly onToolCallCompleted?: (event: WorkerEventOf<"tool_call_completed">) => void
   readonly onToolResult?: (event: WorkerEventOf<"tool_result">) => void
+  readonly onProviderOutput?: (event: WorkerEventOf<"provider_output">) => void
+  readonly onCitation?: (event: WorkerEventOf<"citation">) => void
   readonly onUsage?: (event: WorkerEventOf<"usage">) => void
   readonly onStatus?: (event: WorkerEventOf<"status">) => void
   readonly onError?: (event: WorkerEventOf<"error">) => void
@@ -68,6 +77,8 @@ const HANDLERS: Handlers = {
   text_completed: (s, e, track) => track(s.onTextCompleted?.(e)),
   tool_call_completed: (s, e, track) => track(s.onToolCallCompleted?.(e)),
   tool_result: (s, e, track) => track(s.onToolResult?.(e)),
+  provider_output: (s, e, track) => track(s.onProviderOutput?.(e)),
+  citation: (s, e, track) => track(s.onCitation?.(e)),
   usage: (s, e, track) => track(s.onUsage?.(e)),
   status: (s, e, track) => track(s.onStatus?.(e)),
   error: (s, e, track) => track(s.onError?.(e)),

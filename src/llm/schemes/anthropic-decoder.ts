@@ -3,6 +3,8 @@ import type { ReasoningData } from "../item.ts"
 import { parsedJsonText } from "../json-text.ts"
 import { defaultResponseLimits, limitExceeded, utf8Bytes } from "../limits.ts"
 import { LlmProtocolError } from "../llm-error.ts"
+import { MAX_PROVIDER_JSON_DEPTH, providerItem, providerJsonText } from "../provider-item.ts"
+import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { boundedRawUsage } from "../raw-usage.ts"
 import { neutralUsage } from "../usage.ts"
@@ -27,6 +29,17 @@ const STOP_REASONS: Readonly<Record<string, StopReason>> = {
   stop_sequence: "stop_sequence",
   tool_use: "tool_use",
   refusal: "content_filter"
+}
+
+/**
+ * A content block of a kind this library does not model (server_tool_use, web_search_tool_result,
+ * code_execution results, …), kept until its stop to become a provider item (decision 0025).
+ */
+interface KeptBlock {
+  /** The block from content_block_start: typed as a modelled block, but of any type at run time. */
+  readonly content: AnthropicContentBlock
+  /** Input streamed as input_json_delta (server_tool_use), joined at the stop. */
+  readonly input: Array<string>
 }
 
 const MODELLED_BLOCKS: ReadonlySet<string> = new Set(["text", "thinking", "redacted_thinking", "tool_use"])
@@ -92,6 +105,10 @@ const parseEvent = (message: SseMessage): AnthropicStreamEvent => {
  */
 export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDecoder => {
   const maxReasoningBytes = (options.limits ?? defaultResponseLimits).maxReasoningBytes
+  const maxProviderBytes = (options.limits ?? defaultResponseLimits).maxProviderBytes
+  /** Bytes of unmodelled blocks' streamed input held here before their provider_output event is counted. */
+  let providerBytes = 0
+  const kept = new Map<number, KeptBlock>()
   const idPrefix = `toolu_llmw_${crypto.randomUUID().slice(0, 8)}_`
   let generated = 0
   const ids = new ResponseCallIds(() => `${idPrefix}${generated++}`)
@@ -142,6 +159,7 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
     }
     if (!MODELLED_BLOCKS.has(content.type)) {
       skipped.add(anthropicIndex)
+      kept.set(anthropicIndex, { content, input: [] })
       return []
     }
     const index = nextIndex++
@@ -189,7 +207,39 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
     }
   }
 
+  /** Streamed input of an unmodelled block, bounded like every other piece the decoder holds. */
+  const keepInput = (block: KeptBlock, piece: string): void => {
+    providerBytes += utf8Bytes(piece)
+    if (providerBytes > maxProviderBytes) throw limitExceeded("maxProviderBytes", maxProviderBytes, providerBytes, " (server tool input)")
+    block.input.push(piece)
+  }
+
+  /** The block as the API would return it whole: its streamed input parsed into `input` (depth-checked first). */
+  const keptOutput = (block: KeptBlock): Event => {
+    const kind: string = block.content.type
+    let value: unknown = block.content
+    if (block.input.length > 0) {
+      const text = block.input.join("")
+      if (jsonTextDepth(text, MAX_PROVIDER_JSON_DEPTH) > MAX_PROVIDER_JSON_DEPTH) {
+        throw new LlmProtocolError({ message: `Anthropic stream: ${kind} input ${tooDeepMessage("is", MAX_PROVIDER_JSON_DEPTH)}` })
+      }
+      let input: unknown
+      try {
+        input = JSON.parse(text)
+      } catch {
+        throw new LlmProtocolError({ message: `Anthropic stream: ${kind} block ${JSON.stringify(text.slice(0, 200))} is not valid JSON input` })
+      }
+      value = { ...block.content, input }
+    }
+    return { type: "provider_output", index: nextIndex++, item: providerItem("anthropic", kind, value, `Anthropic ${kind} block`) }
+  }
+
   const stop = (anthropicIndex: number): Array<Event> => {
+    const keptBlock = kept.get(anthropicIndex)
+    if (keptBlock !== undefined) {
+      kept.delete(anthropicIndex)
+      return [keptOutput(keptBlock)]
+    }
     const block = blockFor(anthropicIndex, "content_block_stop")
     if (block === undefined) return []
     open.delete(anthropicIndex)
@@ -230,6 +280,11 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
       case "content_block_start":
         return start(event.index, event.content_block)
       case "content_block_delta": {
+        const keptBlock = kept.get(event.index)
+        if (keptBlock !== undefined) {
+          if (event.delta.type === "input_json_delta" && event.delta.partial_json) keepInput(keptBlock, event.delta.partial_json)
+          return []
+        }
         const block = blockFor(event.index, "content_block_delta")
         if (block === undefined) return []
         const delta = event.delta
@@ -248,6 +303,15 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
             if (!delta.partial_json) return []
             block.sawInputJson = true
             return [{ type: "block_delta", index: block.index, delta: { kind: "input_json", json: delta.partial_json } }]
+          case "citations_delta": {
+            // A source for the text block's answer (web search, web fetch, documents), kept as sent.
+            const citation: unknown = delta.citation
+            if (typeof citation !== "object" || citation === null) return []
+            const kind = typeof (citation as { type?: unknown }).type === "string" ? (citation as { type: string }).type : "citation"
+            return [
+              { type: "citation", index: block.index, citation: { scheme: "anthropic", kind, json: providerJsonText(citation, `Anthropic citation ${kind}`) } }
+            ]
+          }
           default:
             return []
         }

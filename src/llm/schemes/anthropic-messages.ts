@@ -1,12 +1,15 @@
 import type { ToolNameMap } from "../../schema/provider-tools.ts"
 import type { ContentPart, Item } from "../item.ts"
-import type { JsonBodyValue } from "../json-body.ts"
+import { type JsonBodyValue, type RawJson, rawJson } from "../json-body.ts"
 import type { ConfigWarning } from "../scheme.ts"
 import { quote } from "../../schema/quote.ts"
 import { argumentsFallbackReason, argumentsObject } from "./arguments-object.ts"
 
-type Block = { readonly [key: string]: JsonBodyValue }
+/** A block this library builds, or a provider item's block spliced in as the provider sent it (decision 0025). */
+type Block = { readonly [key: string]: JsonBodyValue } | RawJson
 type Role = "user" | "assistant"
+
+const isRaw = (block: Block): block is RawJson => block._tag === "RawJson" && typeof block.text === "string"
 
 const warning = (setting: string, message: string): ConfigWarning => ({ _tag: "ConfigWarning", scheme: "anthropic", setting, message })
 
@@ -47,7 +50,13 @@ export const anthropicMessages = (
   /** Puts a cache breakpoint on the block appended last, unless the API refuses one there (thinking blocks). */
   const markCacheBreakpoint = (): void => {
     const block = last?.list[last.index]
-    if (last === undefined || block === undefined || "cache_control" in block) return
+    if (last === undefined || block === undefined) return
+    if (isRaw(block)) {
+      // A provider block is a non-empty object text; the marker is appended as its last field.
+      last.list[last.index] = rawJson(`${block.text.slice(0, -1)},"cache_control":{"type":"ephemeral"}}`)
+      return
+    }
+    if ("cache_control" in block) return
     if (block.type === "thinking" || block.type === "redacted_thinking") return
     last.list[last.index] = { ...block, cache_control: { type: "ephemeral" } }
   }
@@ -92,6 +101,10 @@ export const anthropicMessages = (
           { type: "tool_result", tool_use_id: item.callId, content: item.output, ...(item.isError ? { is_error: true } : {}) },
           true
         )
+        return
+      case "provider_item":
+        // A server tool's call or result goes back as the block it came as; other schemes' items are left out.
+        if (item.scheme === "anthropic") append("assistant", rawJson(item.json))
         return
       case "reasoning": {
         const data = item.data

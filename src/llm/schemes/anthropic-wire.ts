@@ -1,7 +1,8 @@
 /**
  * The Anthropic Messages streaming events this library reads, as the API documents them. Every field is optional
  * because the decoder must survive a provider omitting fields; it checks what it uses. The unions list the types
- * we handle — the API has more (server tools, citations), which the decoder skips by their `type` at run time.
+ * we model — the API has more (server tools and their results), which the decoder keeps whole as provider items by
+ * their `type` at run time (decision 0025).
  */
 
 /** Read as untrusted: any field may hold another type; the decoder checks each value it uses. */
@@ -27,6 +28,7 @@ export type AnthropicDelta =
   | { readonly type: "thinking_delta"; readonly thinking?: string }
   | { readonly type: "signature_delta"; readonly signature?: string }
   | { readonly type: "input_json_delta"; readonly partial_json?: string }
+  | { readonly type: "citations_delta"; readonly citation?: unknown }
 
 export type AnthropicStreamEvent =
   | { readonly type: "message_start"; readonly message?: { readonly id?: unknown; readonly usage?: AnthropicUsage } }

@@ -1,12 +1,13 @@
 import type { ToolNameMap } from "../../schema/provider-tools.ts"
 import type { ContentPart, Item } from "../item.ts"
-import type { JsonBodyValue } from "../json-body.ts"
+import { type JsonBodyValue, type RawJson, rawJson } from "../json-body.ts"
 import type { ConfigWarning } from "../scheme.ts"
 import { isGeneratedCallId } from "./gemini-decoder.ts"
 import { quote } from "../../schema/quote.ts"
 import { argumentsFallbackReason, argumentsObject } from "./arguments-object.ts"
 
-type Part = { readonly [key: string]: JsonBodyValue | undefined }
+/** A part this library builds, or a provider item's part spliced in as Gemini sent it (decision 0025). */
+type Part = { readonly [key: string]: JsonBodyValue | undefined } | RawJson
 type Role = "user" | "model"
 
 const warning = (setting: string, message: string): ConfigWarning => ({ _tag: "ConfigWarning", scheme: "gemini", setting, message })
@@ -71,6 +72,10 @@ export const geminiContents = (
         append("user", { functionResponse: { id: wireId(item.callId), name, response } })
         return
       }
+      case "provider_item":
+        // Code, its result or a server call's response goes back as the model part it came as.
+        if (item.scheme === "gemini") append("model", rawJson(item.json))
+        return
       case "reasoning": {
         const data = item.data
         if (data?.provider !== "gemini") return

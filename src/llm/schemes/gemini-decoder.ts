@@ -4,6 +4,7 @@ import { parsedJsonText } from "../json-text.ts"
 import { defaultResponseLimits } from "../limits.ts"
 import { LlmProtocolError } from "../llm-error.ts"
 import { boundedRawUsage } from "../raw-usage.ts"
+import { providerItem, providerJsonText } from "../provider-item.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { neutralUsage } from "../usage.ts"
 import { ResponseCallIds } from "./call-ids.ts"
@@ -26,7 +27,22 @@ export interface GeminiDecoderOptions {
    * Gemini. The default uses random UUIDs.
    */
   readonly newCallId?: () => string
+  /**
+   * Whether a function call with this (wire) name is one the provider executes itself (a server-side MCP tool),
+   * so it is kept as a provider item instead of being offered to the caller to run. Absent: none is.
+   */
+  readonly isServerCall?: (name: string) => boolean
 }
+
+/** Part fields the decoder models; a part with none of the payload ones is kept whole (decision 0025). */
+const MODELLED_PART_KEYS: ReadonlySet<string> = new Set(["text", "thought", "thoughtSignature", "functionCall"])
+
+/** A part that carries something besides text, thoughts and calls: executableCode, codeExecutionResult, a server call's functionResponse, inline data… */
+const isUnmodelledPart = (part: GeminiPart): boolean =>
+  part.text === undefined && part.functionCall === undefined && Object.keys(part).some((key) => !MODELLED_PART_KEYS.has(key))
+
+/** The part's payload key (`executableCode`, …), its name as a provider item kind. */
+const partKind = (part: GeminiPart): string => Object.keys(part).find((key) => !MODELLED_PART_KEYS.has(key)) ?? "part"
 
 const randomCallId = (): string => `${GENERATED_CALL_ID_PREFIX}${randomUUID()}`
 
@@ -250,7 +266,17 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
     events.push(...close())
   }
 
+  /** A whole part kept as a provider item, in its place between the blocks around it. */
+  const providerPart = (part: GeminiPart, kind: string): Array<Event> => {
+    const events = close()
+    events.push({ type: "provider_output", index: nextIndex++, item: providerItem("gemini", kind, part, `Gemini ${kind} part`) })
+    return events
+  }
+
   const part = (part: GeminiPart): Array<Event> => {
+    if (isUnmodelledPart(part)) return providerPart(part, partKind(part))
+    const callName = part.functionCall?.name
+    if (callName !== undefined && options.isServerCall?.(callName) === true) return providerPart(part, "functionCall")
     if (part.functionCall !== undefined) return functionCall(part, part.functionCall)
     // Content of another kind ends a streamed call before its last part came; an empty part is no content.
     const events: Array<Event> = part.text ? abortStreamed("the function call's arguments were interrupted by other content") : []
@@ -289,6 +315,14 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
         : [...events, ...fail("prompt_blocked", `Gemini blocked the prompt (${blockReason})`, "prompt blocked")]
     }
     for (const each of candidate.content?.parts ?? []) events.push(...part(each))
+    for (const kind of ["groundingMetadata", "urlContextMetadata"] as const) {
+      const metadata = candidate[kind]
+      if (typeof metadata === "object" && metadata !== null) {
+        // Grounding belongs to the candidate's answer: it is tied to the text block still open, if any.
+        const citation = { scheme: "gemini", kind, json: providerJsonText(metadata, `Gemini ${kind}`) } as const
+        events.push(current?.kind === "text" ? { type: "citation", index: current.index, citation } : { type: "citation", citation })
+      }
+    }
     if (candidate.finishReason !== undefined) {
       // Not final: parts may follow (the last finishReason wins), each opening a block of its own.
       stopReason = geminiStopReason(candidate.finishReason, sawFunctionCall)

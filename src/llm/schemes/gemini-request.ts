@@ -1,9 +1,11 @@
 import { geminiSubsetToolsFragment, toolNames, toolsFragment } from "../../schema/provider-tools.ts"
+import { hostedToolEntries, withHostedTools } from "../hosted-tools.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
 import type { Request } from "../request.ts"
 import type { ConfigWarning } from "../scheme.ts"
 import { type GeminiEndpointFeatures, resolveGeminiSettings } from "./gemini-config.ts"
 import { geminiContents } from "./gemini-contents.ts"
+import { foreignOutputWarnings } from "./foreign-output.ts"
 
 /**
  * How tool schemas are sent: `parametersJsonSchema` (JSON Schema, current endpoints) or the OpenAPI-subset
@@ -26,6 +28,15 @@ export const buildGeminiRequest = (
   const { settings, warnings } = resolveGeminiSettings(request, endpoint)
   const history = geminiContents(request.items, names)
   const calling = settings.functionCalling
+  // Each hosted tool is a Tool entry of its own ({googleSearch:{}}), after the one holding the declarations.
+  const tools = withHostedTools(
+    request.tools.length === 0
+      ? undefined
+      : toolSchemas === "json-schema"
+        ? toolsFragment(request.tools, "gemini")
+        : geminiSubsetToolsFragment(request.tools),
+    hostedToolEntries(request.config.hostedTools, "gemini")
+  )
   const generationConfig = {
     stopSequences: settings.stopSequences,
     maxOutputTokens: settings.maxOutputTokens,
@@ -40,10 +51,7 @@ export const buildGeminiRequest = (
   const body = jsonBody({
     systemInstruction:
       request.systemPrompt === undefined || request.systemPrompt === "" ? undefined : { parts: [{ text: request.systemPrompt }] },
-    tools:
-      request.tools.length === 0
-        ? undefined
-        : rawJson(toolSchemas === "json-schema" ? toolsFragment(request.tools, "gemini") : geminiSubsetToolsFragment(request.tools)),
+    tools: tools === undefined ? undefined : rawJson(tools),
     toolConfig:
       calling === undefined && settings.streamFunctionCallArguments === undefined
         ? undefined
@@ -60,5 +68,5 @@ export const buildGeminiRequest = (
     generationConfig: Object.values(generationConfig).every((value) => value === undefined) ? undefined : generationConfig,
     contents: history.contents
   })
-  return { body, warnings: [...warnings, ...history.warnings] }
+  return { body, warnings: [...warnings, ...history.warnings, ...foreignOutputWarnings(request, "gemini")] }
 }

@@ -36,6 +36,9 @@ export interface GeminiStreamChunk {
     readonly content?: { readonly parts?: ReadonlyArray<GeminiPart>; readonly role?: string }
     readonly finishReason?: string
     readonly index?: number
+    /** Sources for a grounded answer (Google Search, URL context); kept as a citation. */
+    readonly groundingMetadata?: unknown
+    readonly urlContextMetadata?: unknown
   }>
   readonly promptFeedback?: { readonly blockReason?: string }
   readonly usageMetadata?: GeminiUsageMetadata

@@ -1,4 +1,5 @@
 import { toolNames } from "../../schema/provider-tools.ts"
+import type { Request } from "../request.ts"
 import type { Scheme } from "../scheme.ts"
 import { createGeminiDecoder, type GeminiDecoderOptions } from "./gemini-decoder.ts"
 import type { GeminiEndpointFeatures } from "./gemini-config.ts"
@@ -31,12 +32,27 @@ export interface GeminiSchemeOptions extends GeminiDecoderOptions {
 const endpointOf = (options: GeminiSchemeOptions): GeminiEndpointFeatures =>
   options.streamFunctionCallArguments === true ? { streamFunctionCallArguments: true } : {}
 
+/**
+ * With a server-side MCP tool declared (a hosted tool with `mcpServers`), a call to a name the request does not
+ * declare as a function is Gemini's own (it sends the response in the same turn): kept, not executed here.
+ */
+const serverCalls = (request: Request): { readonly isServerCall?: (name: string) => boolean } => {
+  const mcp = (request.config.hostedTools ?? []).some((tool) => tool.scheme === "gemini" && "mcpServers" in tool.definition)
+  if (!mcp) return {}
+  const names = toolNames(request.tools, "gemini")
+  const declared = new Set(request.tools.map((tool) => names.toWire(tool.name)))
+  return { isServerCall: (name) => !declared.has(name) }
+}
+
 export const makeGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme => ({
   name: "gemini",
   ...(options.toolSchemas === "openapi-subset" ? { toolLintTarget: "gemini-subset" as const } : {}),
   encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas, endpointOf(options)).body,
   decoder: (request, decoderOptions) =>
-    withNeutralToolNames(createGeminiDecoder(options, decoderOptions), request === undefined ? undefined : toolNames(request.tools, "gemini")),
+    withNeutralToolNames(
+      createGeminiDecoder(request === undefined ? options : { ...options, ...serverCalls(request) }, decoderOptions),
+      request === undefined ? undefined : toolNames(request.tools, "gemini")
+    ),
   validate: (request) => buildGeminiRequest(request, options.toolSchemas, endpointOf(options)).warnings
 })
 

@@ -19,6 +19,11 @@ export class BlockTracker {
     return this.open.get(key)?.index
   }
 
+  /** An index from the same sequence for something that is not a block (a provider output, decision 0025). */
+  reserve(): number {
+    return this.nextIndex++
+  }
+
   start(key: string, block: BlockMeta, out: Array<Event>): number {
     const index = this.nextIndex++
     this.open.set(key, { index, kind: block.kind })

@@ -1,4 +1,5 @@
 import type { Event, StopReason } from "../event.ts"
+import { providerItem, providerJsonText } from "../provider-item.ts"
 import type { StreamDecoder } from "../scheme.ts"
 import type { ToolNameMap } from "../../schema/tool-names.ts"
 import { ResponseCallIds } from "./call-ids.ts"
@@ -228,11 +229,21 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
     return value === "" ? undefined : value
   }
 
+  /**
+   * An output item of a kind this library does not model (hosted tool calls such as `web_search_call`, custom
+   * tool and tool search calls, …) is kept whole as a provider item once done (decision 0025).
+   */
+  const providerOutput = (item: JsonRecord, out: Array<Event>) => {
+    const kind = stringField(item, "type") ?? "unknown"
+    out.push({ type: "provider_output", index: blocks.reserve(), item: providerItem("openai-responses", kind, item, `Responses output item ${kind}`) })
+  }
+
   const itemDone = (outputIndex: number, item: JsonRecord, out: Array<Event>) => {
     openItem(outputIndex, item, out)
     remember(outputIndex, item)
     const entry = entries.get(outputIndex)
-    if (entry === undefined || entry.closed) return
+    if (entry === undefined) return providerOutput(item, out)
+    if (entry.closed) return
     const final = finalValue(entry, item)
     emitRest(outputIndex, final, out)
     entry.closed = true
@@ -392,6 +403,19 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
         if ((numberField(record, "summary_index") ?? 0) > 0 && entry !== undefined && entry.streamed !== "") {
           entry.pendingBreak = true
         }
+        return
+      }
+      case "response.output_text.annotation.added": {
+        // A citation (url_citation, file_citation, …) for the message's text, kept as the provider sent it.
+        const annotation = recordField(record, "annotation")
+        if (annotation === undefined) return
+        const kind = stringField(annotation, "type") ?? "annotation"
+        const index = blocks.indexOf(key(outputIndex))
+        out.push({
+          type: "citation",
+          ...(index === undefined ? {} : { index }),
+          citation: { scheme: "openai-responses", kind, json: providerJsonText(annotation, `Responses annotation ${kind}`) }
+        })
         return
       }
       case "response.function_call_arguments.delta":

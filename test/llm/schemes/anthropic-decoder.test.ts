@@ -195,15 +195,26 @@ describe("Anthropic stream decoder", () => {
     expect(push({ type: "content_block_stop", index: 0 })).toEqual([{ type: "block_stop", index: 0 }])
   })
 
-  it("skips blocks it does not model without shifting the indices of the others", () => {
+  it("keeps blocks it does not model as provider items, in the same index sequence (decision 0025)", () => {
     const decoder = createAnthropicDecoder()
     const push = (data: object) => decoder.push({ event: "x", data: JSON.stringify(data) })
     push({ type: "message_start", message: {} })
     expect(push({ type: "content_block_start", index: 0, content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} } })).toEqual([])
     expect(push({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "{}" } })).toEqual([])
-    expect(push({ type: "content_block_stop", index: 0 })).toEqual([])
+    expect(push({ type: "content_block_stop", index: 0 })).toEqual([
+      {
+        type: "provider_output",
+        index: 0,
+        item: {
+          type: "provider_item",
+          scheme: "anthropic",
+          kind: "server_tool_use",
+          json: '{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}'
+        }
+      }
+    ])
     expect(push({ type: "content_block_start", index: 1, content_block: { type: "text", text: "" } })).toEqual([
-      { type: "block_start", index: 0, block: { kind: "text" } }
+      { type: "block_start", index: 1, block: { kind: "text" } }
     ])
   })
 
