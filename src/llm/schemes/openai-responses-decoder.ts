@@ -229,11 +229,17 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
     return value === "" ? undefined : value
   }
 
+  /** Output indices of the unmodelled items already kept as provider items. */
+  const providerOutputs = new Set<number>()
+
   /**
    * An output item of a kind this library does not model (hosted tool calls such as `web_search_call`, custom
    * tool and tool search calls, …) is kept whole as a provider item once done (decision 0025).
    */
-  const providerOutput = (item: JsonRecord, out: Array<Event>) => {
+  const providerOutput = (outputIndex: number, item: JsonRecord, out: Array<Event>) => {
+    // Kept once: `response.completed` repeats an item its own `done` already delivered.
+    if (providerOutputs.has(outputIndex)) return
+    providerOutputs.add(outputIndex)
     const kind = stringField(item, "type") ?? "unknown"
     out.push({ type: "provider_output", index: blocks.reserve(), item: providerItem("openai-responses", kind, item, `Responses output item ${kind}`) })
   }
@@ -242,7 +248,7 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
     openItem(outputIndex, item, out)
     remember(outputIndex, item)
     const entry = entries.get(outputIndex)
-    if (entry === undefined) return providerOutput(item, out)
+    if (entry === undefined) return providerOutput(outputIndex, item, out)
     if (entry.closed) return
     const final = finalValue(entry, item)
     emitRest(outputIndex, final, out)

@@ -131,12 +131,23 @@ describe("Gemini parts after finishReason", () => {
     const text = events.map((e) => (e.type === "block_delta" && e.delta.kind === "text" ? e.delta.text : "")).join("")
     expect(text).toBe("High tide in Brest is at 06:12, low tide at 12:31.")
     const textStart = events.findIndex((e) => e.type === "block_start" && e.block.kind === "text")
-    expect(events.slice(textStart - 1)).toEqual([
+    // The server's functionResponse part between the call and the text is kept as a provider item (decision 0025).
+    expect(events.slice(textStart - 2)).toEqual([
       { type: "block_stop", index: 0 },
-      { type: "block_start", index: 1, block: { kind: "text" } },
-      { type: "block_delta", index: 1, delta: { kind: "text", text: "High tide in Brest is" } },
-      { type: "block_delta", index: 1, delta: { kind: "text", text: " at 06:12, low tide at 12:31." } },
-      { type: "block_stop", index: 1, stopReason: "tool_use" },
+      {
+        type: "provider_output",
+        index: 1,
+        item: {
+          type: "provider_item",
+          scheme: "gemini",
+          kind: "functionResponse",
+          json: '{"functionResponse":{"name":"tides_server_lookup","response":{"result":"high 06:12, low 12:31"}}}'
+        }
+      },
+      { type: "block_start", index: 2, block: { kind: "text" } },
+      { type: "block_delta", index: 2, delta: { kind: "text", text: "High tide in Brest is" } },
+      { type: "block_delta", index: 2, delta: { kind: "text", text: " at 06:12, low tide at 12:31." } },
+      { type: "block_stop", index: 2, stopReason: "tool_use" },
       { type: "usage", inputTokens: 515, outputTokens: 71, reasoningTokens: 30, totalTokens: 586 },
       { type: "status", status: "completed", stopReason: "tool_use" }
     ])
