@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     typecheck: { enabled: false },
-    testTimeout: 20_000,
+    testTimeout: 60_000,
     pool: "forks"
   }
 })

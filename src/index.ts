@@ -66,14 +66,16 @@ export * from "./llm/index.ts"
 // Timeline.
 export { Timeline, TimelineMisuse } from "./timeline/timeline.ts"
 export type { TimelineState } from "./timeline/timeline.ts"
-export type { BlockKind, BlockScope, BlockStart, BlockPosition } from "./timeline/block-scope.ts"
+export type { BlockKind, BlockScope, BlockStart, BlockPosition, ProviderOutput } from "./timeline/block-scope.ts"
 export type { ProtocolIssue } from "./timeline/protocol-issue.ts"
 export { TextCollector } from "./timeline/text-collector.ts"
 export { ReasoningCollector } from "./timeline/reasoning-collector.ts"
 export { ToolCallCollector } from "./timeline/tool-call-collector.ts"
 export { UsageCollector } from "./timeline/usage-collector.ts"
+export { ProviderItemCollector } from "./timeline/provider-item-collector.ts"
+export type { ProviderItemBlock, CitationEntry } from "./timeline/provider-item-collector.ts"
 export { ResponseCollector, assistantItems } from "./timeline/assistant-response.ts"
-export type { AssistantResponse } from "./timeline/assistant-response.ts"
+export type { AssistantResponse, PartialResponse } from "./timeline/assistant-response.ts"
 
 // Worker.
 export * from "./worker/index.ts"

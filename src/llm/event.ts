@@ -1,4 +1,5 @@
-import type { ReasoningData } from "./item.ts"
+import type { JsonObject } from "../schema/json-schema.ts"
+import type { ProviderItem, ProviderItemScheme, ReasoningData } from "./item.ts"
 
 /**
  * The provider-neutral stream. Meta events (ping, usage, status, error) stand alone; block events open, fill and
@@ -18,17 +19,53 @@ export type BlockDelta =
   | { readonly kind: "thinking"; readonly text: string }
   | { readonly kind: "input_json"; readonly json: string }
 
+/**
+ * Token counts of one response (or, summed, of a Worker run), the same on every wire format. Every field is
+ * optional: a provider may report none or some of them. Every scheme holds them to these rules
+ * (`src/llm/usage.ts`), whatever its provider's own counters mean:
+ * - `inputTokens` is the whole prompt, cache reads and cache writes included (Anthropic's `input_tokens`
+ *   leaves them out; the neutral count adds them back).
+ * - `outputTokens` is everything generated, reasoning included (Gemini's `candidatesTokenCount` and xAI's
+ *   `completion_tokens` leave reasoning out; the neutral count adds it in).
+ * - `totalTokens` is `inputTokens + outputTokens`, present whenever both are. When the provider sends a total it
+ *   decides, by arithmetic, how its output count is meant (a gap it leaves is output the provider did not
+ *   itemise); a total smaller than the counts it itemised is not passed on.
+ * - `reasoningTokens` and `cacheReadTokens` / `cacheWriteTokens` are parts of `outputTokens` and `inputTokens`.
+ * The provider's own usage object, with any counter not listed here, is on the usage event as `raw`.
+ */
 export interface Usage {
   readonly inputTokens?: number
   readonly outputTokens?: number
   readonly totalTokens?: number
+  /** The part of `outputTokens` spent on reasoning (thinking), where the provider reports it. */
+  readonly reasoningTokens?: number
   readonly cacheReadTokens?: number
   readonly cacheWriteTokens?: number
 }
 
+/**
+ * The provider's usage object as it came (Anthropic's start and delta objects merged), for counters `Usage` has
+ * no field for (server tool requests, per-modality details, cost). A bounded, frozen copy: see `RAW_USAGE_BOUNDS`.
+ * Per response only: it is not summed into a run's usage.
+ */
+export type RawUsage = JsonObject
+
+/**
+ * A source the provider cites for the answer (a Responses `url_citation` annotation, an Anthropic text block's
+ * citation, Gemini's `groundingMetadata`), kept as the provider's own object. Citations are not history: the
+ * answer text goes back without them, which every provider accepts.
+ */
+export interface Citation {
+  readonly scheme: ProviderItemScheme
+  /** The provider's name for the object (`url_citation`, `web_search_result_location`, `groundingMetadata`, …). */
+  readonly kind: string
+  /** The provider's object as compact JSON text. */
+  readonly json: string
+}
+
 export type Event =
   | { readonly type: "ping" }
-  | ({ readonly type: "usage" } & Usage)
+  | ({ readonly type: "usage"; readonly raw?: RawUsage } & Usage)
   | {
       readonly type: "status"
       readonly status: "started" | "completed" | "cancelled" | "failed"
@@ -44,5 +81,20 @@ export type Event =
       readonly stopReason?: StopReason
       /** For thinking blocks: what the provider needs to accept this reasoning back. */
       readonly reasoning?: ReasoningData
+      /**
+       * The block's whole value as the provider's closing event states it: the text of a text block, the
+       * reasoning text of a thinking block, the argument JSON of a tool_use block. When present it is the
+       * authority and the deltas were a preview: consumers take this value, and the timeline reports a
+       * `final_mismatch` issue when the deltas do not add up to it. Absent: the deltas are the value.
+       */
+      readonly final?: string
     }
   | { readonly type: "block_abort"; readonly index: number; readonly reason: string }
+  /**
+   * Output of a kind this library does not model, complete (decision 0025): a hosted tool's call or result, a
+   * custom-tool call, a code part. `index` comes from the same sequence as block indices, and the event takes its
+   * place in model order where it arrives, so the text around it keeps its position. It becomes a history item.
+   */
+  | { readonly type: "provider_output"; readonly index: number; readonly item: ProviderItem }
+  /** A citation for the answer; `index` is the text block it annotates when the provider says which. */
+  | { readonly type: "citation"; readonly index?: number; readonly citation: Citation }

@@ -47,7 +47,28 @@ export interface ReasoningItem {
   readonly data?: ReasoningData
 }
 
-export type Item = MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem
+/** The wire formats a provider item can come from (Chat Completions has no output kinds this library leaves unmodelled). */
+export type ProviderItemScheme = "openai-responses" | "anthropic" | "gemini"
+
+/**
+ * Output of a kind this library does not model (decision 0025): a provider-hosted tool's call or result (web
+ * search, web fetch, code execution, a server-side MCP call), an OpenAI custom-tool or tool-search call, a Gemini
+ * code part. It is kept instead of dropped: `json` is the provider's own object (a Responses output item, an
+ * Anthropic content block with its streamed input assembled, a Gemini part) as JSON text, checked for depth and
+ * size when it arrived. It goes back verbatim, and only to the scheme it came from, like reasoning data; any
+ * other scheme leaves it out with a `ConfigWarning`.
+ */
+export interface ProviderItem {
+  readonly type: "provider_item"
+  /** The wire format `json` is written in; the only scheme that sends it back. */
+  readonly scheme: ProviderItemScheme
+  /** The provider's name for the object (`web_search_call`, `server_tool_use`, `executableCode`, …), for display and filtering. */
+  readonly kind: string
+  /** The provider's object as compact JSON text; `JSON.parse` it to read it. */
+  readonly json: string
+}
+
+export type Item = MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem | ProviderItem
 
 export const Item = {
   userText: (text: string): MessageItem => ({ type: "message", role: "user", content: [{ type: "input_text", text }] }),

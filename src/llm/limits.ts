@@ -1,4 +1,4 @@
-import type { Event } from "./event.ts"
+import type { BlockMeta, Event } from "./event.ts"
 import { LlmLimitExceeded } from "./llm-error.ts"
 
 /**
@@ -15,6 +15,11 @@ export interface ResponseLimits {
   /** UTF-8 bytes of one tool call's argument text. */
   readonly maxArgumentBytes: number
   /**
+   * UTF-8 bytes of output kept without being modelled (provider items and citations: hosted tools' calls and
+   * results, a fetched page, code output) in one response, counted while it streams as well as when it is whole.
+   */
+  readonly maxProviderBytes: number
+  /**
    * Characters (UTF-16 code units, as the parser holds them) of one SSE event, its unfinished lines included:
    * a line that never ends cannot grow without bound. Must leave room for the largest whole value a provider
    * sends in one event (Gemini sends a call's arguments whole; Responses repeats them in `…done` events).
@@ -28,6 +33,7 @@ export const defaultResponseLimits: ResponseLimits = {
   maxTextBytes: 8 * 1024 * 1024,
   maxReasoningBytes: 8 * 1024 * 1024,
   maxArgumentBytes: 8 * 1024 * 1024,
+  maxProviderBytes: 8 * 1024 * 1024,
   maxEventChars: 16 * 1024 * 1024
 }
 
@@ -35,6 +41,7 @@ const WHAT: Readonly<Record<ResponseLimitName, string>> = {
   maxTextBytes: "answer text",
   maxReasoningBytes: "reasoning",
   maxArgumentBytes: "tool call arguments",
+  maxProviderBytes: "provider output (hosted tools, citations)",
   maxEventChars: "one SSE event"
 }
 
@@ -42,6 +49,7 @@ const UNIT: Readonly<Record<ResponseLimitName, string>> = {
   maxTextBytes: "bytes",
   maxReasoningBytes: "bytes",
   maxArgumentBytes: "bytes",
+  maxProviderBytes: "bytes",
   maxEventChars: "characters"
 }
 
@@ -59,28 +67,47 @@ export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8
 /**
  * Counts what one response has streamed so far and throws `LlmLimitExceeded` on the event that would pass a
  * bound, before anyone downstream holds it. Argument bytes are counted per block (one block is one call; block
- * indices are never reused within a response).
+ * indices are never reused within a response). A block stop with a final value replaces what the block's deltas
+ * counted by the final value's size, since that value is what consumers keep (`block_stop.final`).
  */
 export class ResponseMeter {
   private textBytes = 0
   private reasoningBytes = 0
+  private providerBytes = 0
   private readonly argumentBytes = new Map<number, number>()
+  /** Bytes each open text or thinking block has streamed, to swap for its final value's size at its stop. */
+  private readonly blockBytes = new Map<number, number>()
+  private readonly kinds = new Map<number, BlockMeta["kind"]>()
 
   constructor(private readonly limits: ResponseLimits) {}
 
   check(event: Event): void {
     switch (event.type) {
-      case "block_stop":
-      case "block_abort":
-        this.argumentBytes.delete(event.index)
+      case "block_start":
+        this.kinds.set(event.index, event.block.kind)
         return
+      case "block_stop":
+        if (event.final !== undefined) this.checkFinal(event.index, event.final)
+        this.forget(event.index)
+        return
+      case "block_abort":
+        this.forget(event.index)
+        return
+      case "provider_output":
+        return this.countProvider(event.item.json)
+      case "citation":
+        return this.countProvider(event.citation.json)
       case "block_delta": {
         const delta = event.delta
         if (delta.kind === "text") {
-          this.textBytes += utf8Bytes(delta.text)
+          const bytes = utf8Bytes(delta.text)
+          this.blockBytes.set(event.index, (this.blockBytes.get(event.index) ?? 0) + bytes)
+          this.textBytes += bytes
           if (this.textBytes > this.limits.maxTextBytes) throw limitExceeded("maxTextBytes", this.limits.maxTextBytes, this.textBytes)
         } else if (delta.kind === "thinking") {
-          this.reasoningBytes += utf8Bytes(delta.text)
+          const bytes = utf8Bytes(delta.text)
+          this.blockBytes.set(event.index, (this.blockBytes.get(event.index) ?? 0) + bytes)
+          this.reasoningBytes += bytes
           if (this.reasoningBytes > this.limits.maxReasoningBytes) {
             throw limitExceeded("maxReasoningBytes", this.limits.maxReasoningBytes, this.reasoningBytes)
           }
@@ -95,6 +122,42 @@ export class ResponseMeter {
       }
       default:
         return
+    }
+  }
+
+  private checkFinal(index: number, final: string): void {
+    const bytes = utf8Bytes(final)
+    switch (this.kinds.get(index)) {
+      case "text":
+        this.textBytes += bytes - (this.blockBytes.get(index) ?? 0)
+        if (this.textBytes > this.limits.maxTextBytes) throw limitExceeded("maxTextBytes", this.limits.maxTextBytes, this.textBytes)
+        return
+      case "thinking":
+        this.reasoningBytes += bytes - (this.blockBytes.get(index) ?? 0)
+        if (this.reasoningBytes > this.limits.maxReasoningBytes) {
+          throw limitExceeded("maxReasoningBytes", this.limits.maxReasoningBytes, this.reasoningBytes)
+        }
+        return
+      case "tool_use":
+        if (bytes > this.limits.maxArgumentBytes) {
+          throw limitExceeded("maxArgumentBytes", this.limits.maxArgumentBytes, bytes, ` in block ${index}`)
+        }
+        return
+      default:
+        return
+    }
+  }
+
+  private forget(index: number): void {
+    this.argumentBytes.delete(index)
+    this.blockBytes.delete(index)
+    this.kinds.delete(index)
+  }
+
+  private countProvider(json: string): void {
+    this.providerBytes += utf8Bytes(json)
+    if (this.providerBytes > this.limits.maxProviderBytes) {
+      throw limitExceeded("maxProviderBytes", this.limits.maxProviderBytes, this.providerBytes)
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { JsonSchema } from "../schema/json-schema.ts"
+import type { HostedTool } from "./hosted-tools.ts"
 import type { Item } from "./item.ts"
 
 /** A tool as every provider is told about it: the neutral definition (one normalised JSON Schema). */
@@ -24,6 +25,12 @@ export interface RequestConfig {
   readonly parallelToolCalls?: boolean
   /** Reasoning / extended thinking; mapped per provider (effort for OpenAI, budget for Anthropic and Gemini). */
   readonly reasoning?: { readonly effort?: "low" | "medium" | "high"; readonly budgetTokens?: number }
+  /**
+   * Tools the provider runs itself (web search, code execution…; `HostedTool`, decision 0025), sent after the
+   * function tools in the same `tools` array. Each names its wire format; another scheme leaves it out with a
+   * warning, and the Worker refuses to start with one that does not match its client.
+   */
+  readonly hostedTools?: ReadonlyArray<HostedTool>
 }
 
 /**

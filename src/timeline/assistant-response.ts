@@ -1,7 +1,8 @@
-import type { StopReason, Usage } from "../llm/event.ts"
+import type { RawUsage, StopReason, Usage } from "../llm/event.ts"
 import type { ContentPart, Item } from "../llm/item.ts"
 import type { BlockPosition } from "./block-scope.ts"
 import type { ProtocolIssue } from "./protocol-issue.ts"
+import { type CitationEntry, type ProviderItemBlock, ProviderItemCollector } from "./provider-item-collector.ts"
 import { type ReasoningBlock, ReasoningCollector } from "./reasoning-collector.ts"
 import { type TextBlock, TextCollector } from "./text-collector.ts"
 import { type Timeline, TimelineMisuse, type TimelineState } from "./timeline.ts"
@@ -19,6 +20,8 @@ export const assistantItems = (parts: {
   readonly text: ReadonlyArray<TextBlock>
   readonly reasoning: ReadonlyArray<ReasoningBlock>
   readonly toolCalls: ReadonlyArray<ToolCallBlock>
+  /** Provider outputs (decision 0025); each is an item of its own between the messages around it. */
+  readonly providerItems?: ReadonlyArray<ProviderItemBlock>
 }): Array<Item> => {
   type Entry = BlockPosition & { readonly item: Item | OutputText }
   const entries: Entry[] = [
@@ -32,7 +35,8 @@ export const assistantItems = (parts: {
         index: block.index,
         item: { type: "output_text", text: block.text } satisfies OutputText
       })),
-    ...parts.toolCalls.map((block) => ({ ordinal: block.ordinal, index: block.index, item: block.call }))
+    ...parts.toolCalls.map((block) => ({ ordinal: block.ordinal, index: block.index, item: block.call })),
+    ...(parts.providerItems ?? []).map((block) => ({ ordinal: block.ordinal, index: block.index, item: block.item }))
   ].sort((a, b) => a.ordinal - b.ordinal)
 
   const items: Item[] = []
@@ -58,9 +62,29 @@ export interface AssistantResponse {
   /** From a `completed` status when it carries one, else the last block stop that named a reason. */
   readonly stopReason: StopReason | undefined
   readonly usage: Usage
+  /** The provider's own usage object (bounded copy), for counters `usage` has no field for. */
+  readonly rawUsage?: RawUsage
   readonly abortedToolCalls: ReadonlyArray<AbortedToolCall>
+  /** Citations for the answer (decision 0025), in arrival order; not part of `items`. */
+  readonly citations: ReadonlyArray<CitationEntry>
   readonly issues: ReadonlyArray<ProtocolIssue>
 }
+
+/**
+ * What a response had produced by the time it ended, whether it completed or not: for a failed or cancelled
+ * response, the part the caller saw streaming but that never enters history. Text and reasoning join every
+ * block in model order, the stopped ones and the cut-off remainder of the aborted ones; the client's response
+ * limits (`maxTextBytes`, `maxReasoningBytes`) bound both, since no event past them reaches the timeline.
+ */
+export interface PartialResponse {
+  readonly text: string
+  readonly reasoning: string
+  readonly usage: Usage
+  readonly rawUsage?: RawUsage
+}
+
+const joinByOrdinal = (parts: ReadonlyArray<{ readonly ordinal: number; readonly text: string }>): string =>
+  [...parts].sort((a, b) => a.ordinal - b.ordinal).map((part) => part.text).join("")
 
 /** Attaches every built-in collector to a timeline and, once it is done, assembles the assistant's response. */
 export class ResponseCollector {
@@ -68,6 +92,7 @@ export class ResponseCollector {
   readonly reasoning: ReasoningCollector
   readonly toolCalls: ToolCallCollector
   readonly usage: UsageCollector
+  readonly providerItems: ProviderItemCollector
   readonly #timeline: Timeline
   #completedStop: StopReason | undefined
   #lastBlockStop: StopReason | undefined
@@ -78,6 +103,7 @@ export class ResponseCollector {
     this.reasoning = new ReasoningCollector(timeline)
     this.toolCalls = new ToolCallCollector(timeline)
     this.usage = new UsageCollector(timeline)
+    this.providerItems = new ProviderItemCollector(timeline)
     timeline.onMeta("status", (event) => {
       if (event.status === "completed" && event.stopReason !== undefined) this.#completedStop = event.stopReason
     })
@@ -100,12 +126,43 @@ export class ResponseCollector {
       items: assistantItems({
         text: this.text.blocks,
         reasoning: this.reasoning.blocks,
-        toolCalls: this.toolCalls.blocks
+        toolCalls: this.toolCalls.blocks,
+        providerItems: this.providerItems.blocks
       }),
       stopReason: this.#completedStop ?? this.#lastBlockStop,
       usage: this.usage.usage,
+      ...this.#rawUsage(),
       abortedToolCalls: this.toolCalls.aborted,
+      citations: this.providerItems.citations,
       issues: this.#timeline.issues
     }
+  }
+
+  /**
+   * The text, reasoning and usage so far, aborted blocks included (see `PartialResponse`). Like `result()`, it
+   * throws `TimelineMisuse` while the timeline is open: blocks still streaming are not collected yet.
+   */
+  partial(): PartialResponse {
+    const state = this.#timeline.state
+    if (state === "open") {
+      throw new TimelineMisuse({ message: "cannot read the partial response: its timeline is still open; call finish() or abort() first" })
+    }
+    return {
+      text: joinByOrdinal([
+        ...this.text.blocks,
+        ...this.text.aborted.map((block) => ({ ordinal: block.ordinal, text: block.partialText }))
+      ]),
+      reasoning: joinByOrdinal([
+        ...this.reasoning.blocks.map((block) => ({ ordinal: block.ordinal, text: block.item.text })),
+        ...this.reasoning.aborted.map((block) => ({ ordinal: block.ordinal, text: block.partialText }))
+      ]),
+      usage: this.usage.usage,
+      ...this.#rawUsage()
+    }
+  }
+
+  #rawUsage(): { readonly rawUsage?: RawUsage } {
+    const raw = this.usage.raw
+    return raw === undefined ? {} : { rawUsage: raw }
   }
 }

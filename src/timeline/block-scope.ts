@@ -20,7 +20,10 @@ export type BlockDeltaOf<K extends BlockKind> = Extract<BlockDelta, { readonly k
 
 export type BlockStop = Extract<Event, { readonly type: "block_stop" }>
 
-export type MetaEvent = Extract<Event, { readonly type: "ping" | "usage" | "status" | "error" }>
+export type MetaEvent = Extract<Event, { readonly type: "ping" | "usage" | "status" | "error" | "citation" }>
+
+/** Output of a kind the library does not model, whole (decision 0025); it has a place in model order like a block. */
+export type ProviderOutput = Extract<Event, { readonly type: "provider_output" }>
 
 export type MetaEventOf<T extends MetaEvent["type"]> = Extract<MetaEvent, { readonly type: T }>
 

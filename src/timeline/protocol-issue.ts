@@ -14,6 +14,18 @@ export type ProtocolIssue =
   | { readonly kind: "delta_mismatch"; readonly index: number; readonly block: BlockKind; readonly delta: BlockDelta["kind"] }
   /** The response ended while this block was still open; it was aborted. */
   | { readonly kind: "unclosed_block"; readonly index: number; readonly block: BlockKind }
+  /**
+   * The block's stop carried a final value (`block_stop.final`) that its deltas do not add up to. The final
+   * value was kept: the provider's closing event is the authority, the deltas only a preview. Lengths are in
+   * UTF-16 code units; the texts themselves are not repeated here.
+   */
+  | {
+      readonly kind: "final_mismatch"
+      readonly index: number
+      readonly block: BlockKind
+      readonly streamedLength: number
+      readonly finalLength: number
+    }
 
 export const describeIssue = (issue: ProtocolIssue): string => {
   switch (issue.kind) {
@@ -25,5 +37,7 @@ export const describeIssue = (issue: ProtocolIssue): string => {
       return `${issue.delta} delta inside ${issue.block} block ${issue.index}`
     case "unclosed_block":
       return `${issue.block} block ${issue.index} was never stopped`
+    case "final_mismatch":
+      return `${issue.block} block ${issue.index}: the deltas (${issue.streamedLength} characters) disagree with the final value (${issue.finalLength} characters); the final value was kept`
   }
 }

@@ -9,6 +9,8 @@ export interface ReasoningBlock extends BlockPosition {
 
 export interface AbortedReasoningBlock extends BlockPosition {
   readonly reason: string
+  /** What had arrived before the abort: for display only, never sent back (it has no closing data). */
+  readonly partialText: string
 }
 
 /**
@@ -28,14 +30,15 @@ export class ReasoningCollector {
           chunks.push(delta.text)
         },
         onStop: (stop) => {
-          const text = chunks.join("")
+          const text = stop.final ?? chunks.join("")
           const item: ReasoningItem =
             stop.reasoning === undefined
               ? { type: "reasoning", text }
               : { type: "reasoning", text, data: stop.reasoning }
           insertByOrdinal(this.#blocks, { index: at.index, ordinal: at.ordinal, item })
         },
-        onAbort: (reason) => insertByOrdinal(this.#aborted, { index: at.index, ordinal: at.ordinal, reason })
+        onAbort: (reason) =>
+          insertByOrdinal(this.#aborted, { index: at.index, ordinal: at.ordinal, reason, partialText: chunks.join("") })
       }
     })
   }

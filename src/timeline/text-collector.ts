@@ -25,7 +25,9 @@ export class TextCollector {
         onDelta: (delta) => {
           chunks.push(delta.text)
         },
-        onStop: () => insertByOrdinal(this.#blocks, { index: at.index, ordinal: at.ordinal, text: chunks.join("") }),
+        // A final value from the provider's closing event is the authority; the deltas were its preview.
+        onStop: (stop) =>
+          insertByOrdinal(this.#blocks, { index: at.index, ordinal: at.ordinal, text: stop.final ?? chunks.join("") }),
         onAbort: (reason) =>
           insertByOrdinal(this.#aborted, { index: at.index, ordinal: at.ordinal, reason, partialText: chunks.join("") })
       }

@@ -5,8 +5,10 @@ import {
   type BlockScope,
   type BlockStart,
   DELTA_KIND_OF,
+  type BlockPosition,
   type MetaEvent,
-  type MetaEventOf
+  type MetaEventOf,
+  type ProviderOutput
 } from "./block-scope.ts"
 import type { ProtocolIssue } from "./protocol-issue.ts"
 
@@ -22,6 +24,11 @@ interface OpenBlock {
   readonly kind: BlockKind
   readonly deltaKind: string
   readonly scopes: ReadonlyArray<BlockScope<BlockKind>>
+  /**
+   * The deltas' text so far, to hold against a final value on the block's stop. References to the delta
+   * strings, not copies; joined only when a final value arrives.
+   */
+  readonly chunks: string[]
   /** Set when the block ends, so a handler that aborts the timeline mid-dispatch stops the remaining scopes. */
   closed: boolean
 }
@@ -35,14 +42,17 @@ export const UNCLOSED_BLOCK_REASON = "response ended before the block was stoppe
 /**
  * Dispatches the neutral events of ONE response to handlers. Meta events go straight to their listeners; each
  * block gets one fresh scope per registered handler of its kind, keyed by the block's index, so parallel blocks
- * never share state. A malformed stream is recorded as protocol issues instead of throwing. `finish()` or
+ * never share state. A malformed stream is recorded as protocol issues instead of throwing. A block stop with a
+ * final value is the authority over the block's deltas: handlers take the final value, and deltas that do not
+ * add up to it are reported (`final_mismatch`). `finish()` or
  * `abort()` closes every open block as aborted and ends the timeline; using it afterwards throws
  * `TimelineMisuse`, which keeps anything of an aborted response from leaking into the next one.
  */
 export class Timeline {
   readonly #open = new Map<number, OpenBlock>()
   readonly #starts: BlockStarts = { text: [], thinking: [], tool_use: [] }
-  readonly #meta: MetaListeners = { ping: [], usage: [], status: [], error: [] }
+  readonly #meta: MetaListeners = { ping: [], usage: [], status: [], error: [], citation: [] }
+  readonly #providerOutputListeners: Array<(event: ProviderOutput, at: BlockPosition) => void> = []
   readonly #issueListeners: Array<(issue: ProtocolIssue) => void> = []
   readonly #issues: ProtocolIssue[] = []
   #state: TimelineState = "open"
@@ -78,6 +88,16 @@ export class Timeline {
     return this
   }
 
+  /**
+   * Calls `listener` for every provider output (an unmodelled output kind, whole) from now on, with its position:
+   * it takes the next ordinal, so it sorts between the blocks around it.
+   */
+  onProviderOutput(listener: (event: ProviderOutput, at: BlockPosition) => void): this {
+    this.#ensureOpen("register a provider output listener")
+    this.#providerOutputListeners.push(listener)
+    return this
+  }
+
   onIssue(listener: (issue: ProtocolIssue) => void): this {
     this.#ensureOpen("register an issue listener")
     this.#issueListeners.push(listener)
@@ -93,6 +113,7 @@ export class Timeline {
         if (event.delta.kind !== block.deltaKind) {
           return this.#report({ kind: "delta_mismatch", index: event.index, block: block.kind, delta: event.delta.kind })
         }
+        block.chunks.push(event.delta.kind === "input_json" ? event.delta.json : event.delta.text)
         for (const scope of block.scopes) {
           if (block.closed) return
           scope.onDelta?.(event.delta)
@@ -114,6 +135,18 @@ export class Timeline {
         if (block === undefined) return this.#report({ kind: "unknown_block", index: event.index, event: event.type })
         this.#open.delete(event.index)
         block.closed = true
+        if (event.final !== undefined) {
+          const streamed = block.chunks.join("")
+          if (streamed !== event.final) {
+            this.#report({
+              kind: "final_mismatch",
+              index: event.index,
+              block: block.kind,
+              streamedLength: streamed.length,
+              finalLength: event.final.length
+            })
+          }
+        }
         for (const scope of block.scopes) scope.onStop?.(event)
         return
       }
@@ -121,6 +154,11 @@ export class Timeline {
         const block = this.#open.get(event.index)
         if (block === undefined) return this.#report({ kind: "unknown_block", index: event.index, event: event.type })
         this.#close(event.index, block, event.reason)
+        return
+      }
+      case "provider_output": {
+        const at = { index: event.index, ordinal: this.#ordinal++ }
+        for (const listener of this.#providerOutputListeners) listener(event, at)
         return
       }
       default: {
@@ -154,7 +192,7 @@ export class Timeline {
     const at = { index, ordinal: this.#ordinal++ }
     const starts = this.#starts[meta.kind] as Array<BlockStart<BlockKind>>
     const scopes = starts.map((start) => start(meta, at))
-    this.#open.set(index, { kind: meta.kind, deltaKind: DELTA_KIND_OF[meta.kind], scopes, closed: false })
+    this.#open.set(index, { kind: meta.kind, deltaKind: DELTA_KIND_OF[meta.kind], scopes, chunks: [], closed: false })
   }
 
   #close(index: number, block: OpenBlock, reason: string): void {

@@ -30,8 +30,8 @@ export class ToolCallCollector {
         onDelta: (delta) => {
           chunks.push(delta.json)
         },
-        onStop: () => {
-          const joined = chunks.join("")
+        onStop: (stop) => {
+          const joined = stop.final ?? chunks.join("")
           // Providers stream nothing at all for a call without arguments (Anthropic's empty input); that means
           // an empty object, not malformed JSON. Any other text stays exactly as the model wrote it.
           const args = joined.trim() === "" ? "{}" : joined

@@ -1,5 +1,5 @@
 import type { Effect } from "effect"
-import type { Event, Usage } from "../llm/event.ts"
+import type { Event, RawUsage, Usage } from "../llm/event.ts"
 import type { Item } from "../llm/item.ts"
 import type { RequestConfig, ToolSpec } from "../llm/request.ts"
 import type { Tool } from "../tool/tool.ts"
@@ -63,7 +63,13 @@ export interface ToolCallDeltaInput {
   readonly name: string
   readonly json: string
 }
-export interface StreamCompleteInput { readonly turn: number; readonly eventCount: number; readonly usage: Usage }
+export interface StreamCompleteInput {
+  readonly turn: number
+  readonly eventCount: number
+  readonly usage: Usage
+  /** The provider's own usage object of this response (bounded copy), when its scheme passed one on. */
+  readonly rawUsage?: RawUsage
+}
 export interface PreToolCallInput { readonly call: ToolCall; readonly meta: ToolMeta; readonly tool: Tool }
 export interface PostToolCallInput {
   readonly call: Readonly<ToolCall>

@@ -1,6 +1,7 @@
 import { declareImmutable } from "../llm/fragment-cache.ts"
 import type { ContentPart, Item, ReasoningData } from "../llm/item.ts"
 import { quote } from "../schema/quote.ts"
+import { providerItemJsonProblem } from "../llm/provider-item.ts"
 
 /**
  * Items the worker owns: deep, frozen copies. Everything that enters the history goes through `ownItem`, so a
@@ -81,6 +82,15 @@ const copy = (value: unknown): Item => {
     case "reasoning": {
       const data = item["data"]
       return { type, text: str(item["text"], "reasoning text"), ...(data === undefined ? {} : { data: reasoningData(data) }) }
+    }
+    case "provider_item": {
+      const scheme = item["scheme"]
+      if (scheme !== "openai-responses" && scheme !== "anthropic" && scheme !== "gemini") return fail("unknown provider item scheme")
+      const json = str(item["json"], "provider item json")
+      // Encoders splice this text into request bodies unchanged, so it must be one bounded JSON object.
+      const problem = providerItemJsonProblem(json)
+      if (problem !== undefined) return fail(`provider item ${problem}`)
+      return { type, scheme, kind: str(item["kind"], "provider item kind"), json }
     }
     default:
       return fail(`unknown item type ${typeof type === "string" ? quote(type) : typeof type}`)

@@ -1,7 +1,7 @@
 import type { Event } from "../llm/event.ts"
 import type { Item } from "../llm/item.ts"
 import type { Request } from "../llm/request.ts"
-import { type AssistantResponse, ResponseCollector } from "../timeline/assistant-response.ts"
+import { type AssistantResponse, type PartialResponse, ResponseCollector } from "../timeline/assistant-response.ts"
 import { describeIssue } from "../timeline/protocol-issue.ts"
 import { Timeline } from "../timeline/timeline.ts"
 import { takenCallIds, uniqueCallIds } from "./call-ids.ts"
@@ -9,7 +9,8 @@ import { childController, raceAbort } from "./cancellation.ts"
 import { ownItem } from "./owned-items.ts"
 import type { StreamHookResult } from "./hooks.ts"
 import type { WorkerCore } from "./worker-core.ts"
-import { Cancelled, HookAborted } from "./worker-error.ts"
+import { toWorkerError } from "./to-worker-error.ts"
+import { Cancelled, ClientFailed, HookAborted, type WorkerError } from "./worker-error.ts"
 
 export interface StreamedResponse {
   readonly response: AssistantResponse
@@ -24,27 +25,36 @@ const attachSubscribers = (core: WorkerCore, timeline: Timeline, turn: number): 
   for (const kind of ["text", "thinking", "tool_use"] as const) {
     timeline.onBlock(kind, (block, at) => {
       hub.emit({ type: "block_start", turn, index: at.index, ordinal: at.ordinal, block })
-      const chunks: Array<string> = []
+      // Only a text block's deltas are kept (for `text_completed`): a reasoning or tool block's would be a second
+      // copy of the whole block, held for the response's lifetime, for nothing.
+      const chunks: Array<string> | undefined = block.kind === "text" ? [] : undefined
       return {
         onDelta: (delta) => {
-          chunks.push(delta.kind === "input_json" ? delta.json : delta.text)
+          if (delta.kind === "text") chunks?.push(delta.text)
           hub.emit({ type: "block_delta", turn, index: at.index, delta })
         },
         onStop: (stop) => {
           hub.emit({ type: "block_stop", turn, index: at.index, stopReason: stop.stopReason })
-          if (block.kind === "text") hub.emit({ type: "text_completed", turn, index: at.index, text: chunks.join("") })
+          // The provider's final value, when its closing event stated one, is the text that enters history.
+          if (chunks !== undefined) hub.emit({ type: "text_completed", turn, index: at.index, text: stop.final ?? chunks.join("") })
         },
         onAbort: (reason) => hub.emit({ type: "block_abort", turn, index: at.index, reason })
       }
     })
   }
-  timeline.onMeta("usage", ({ type: _, ...usage }) => hub.emit({ type: "usage", turn, usage }))
+  timeline.onMeta("usage", ({ type: _, raw, ...usage }) => hub.emit({ type: "usage", turn, usage, ...(raw === undefined ? {} : { raw }) }))
+  // Unmodelled output (decision 0025) is shown as it arrives; the item that enters history is the same object.
+  timeline.onProviderOutput((event, at) => hub.emit({ type: "provider_output", turn, index: at.index, ordinal: at.ordinal, item: event.item }))
+  timeline.onMeta("citation", (event) =>
+    hub.emit(event.index === undefined ? { type: "citation", turn, citation: event.citation } : { type: "citation", turn, index: event.index, citation: event.citation })
+  )
 }
 
 /**
  * Sends one request and consumes its stream: every event goes to the timeline, then OnStreamChunk, then
  * OnTextDelta / OnToolCallDelta; at the end OnStreamComplete. On cancel, hook abort or client failure the
- * timeline is aborted (open blocks closed) and nothing of the response is returned, so nothing enters history.
+ * timeline is aborted (open blocks closed) and nothing of the response is returned, so nothing enters history;
+ * what it had produced rides on the error as `partial` (`Cancelled`, `HookAborted`, `ClientFailed`).
  */
 export const streamResponse = async (
   core: WorkerCore,
@@ -100,7 +110,7 @@ export const streamResponse = async (
     timeline.abort(runSignal.aborted ? "Cancelled" : "the response was abandoned")
     // Not awaited: a client that ignores `return()` must not hold the run.
     iterator?.return?.()?.catch(() => undefined)
-    throw runSignal.aborted ? cancelled() : thrown
+    throw withPartial(runSignal.aborted ? cancelled() : toWorkerError(thrown), collector.partial())
   } finally {
     release()
   }
@@ -117,8 +127,28 @@ export const streamResponse = async (
     core.hub.emit({ type: "tool_call_completed", turn, index: block.index, call: call?.type === "function_call" ? call : block.call })
   }
   if (core.hooks.has("OnStreamComplete")) {
-    const input = { turn, eventCount, usage: response.usage }
-    decide("OnStreamComplete", await core.hooks.run("OnStreamComplete", () => input, runSignal))
+    const input = { turn, eventCount, usage: response.usage, ...(response.rawUsage === undefined ? {} : { rawUsage: response.rawUsage }) }
+    const verdict = await core.hooks.run("OnStreamComplete", () => input, runSignal)
+    try {
+      decide("OnStreamComplete", verdict)
+    } catch (thrown) {
+      // The whole response was read, but it does not enter history: the caller still gets it on the error.
+      throw thrown instanceof HookAborted ? withPartial(thrown, collector.partial()) : thrown
+    }
   }
   return { response, items, eventCount }
+}
+
+/** The failure of a response with what the response had produced; other failures are not about the response. */
+const withPartial = (error: WorkerError, partial: PartialResponse): WorkerError => {
+  switch (error._tag) {
+    case "Cancelled":
+      return new Cancelled({ message: error.message, partial })
+    case "HookAborted":
+      return new HookAborted({ point: error.point, reason: error.reason, message: error.message, partial })
+    case "ClientFailed":
+      return new ClientFailed({ error: error.error, message: error.message, partial })
+    default:
+      return error
+  }
 }

@@ -1,6 +1,6 @@
 import { Stream } from "effect"
-import type { BlockDelta, BlockMeta, StopReason, Usage } from "../llm/event.ts"
-import type { FunctionCallItem } from "../llm/item.ts"
+import type { BlockDelta, BlockMeta, Citation, RawUsage, StopReason, Usage } from "../llm/event.ts"
+import type { FunctionCallItem, ProviderItem } from "../llm/item.ts"
 import type { CacheReport } from "./cache-lock.ts"
 import type { ToolOutcome } from "./tool-outcome.ts"
 import { EventBufferOverflow, type WorkerError } from "./worker-error.ts"
@@ -21,7 +21,14 @@ export type WorkerEvent =
   | { readonly type: "text_completed"; readonly turn: number; readonly index: number; readonly text: string }
   | { readonly type: "tool_call_completed"; readonly turn: number; readonly index: number; readonly call: FunctionCallItem }
   | { readonly type: "tool_result"; readonly outcome: ToolOutcome }
-  | { readonly type: "usage"; readonly turn: number; readonly usage: Usage }
+  /**
+   * Output of a kind the library does not model (a hosted tool's call or result, a custom-tool call, a code
+   * part; decision 0025), whole. It enters history as it is; the Worker never executes it.
+   */
+  | { readonly type: "provider_output"; readonly turn: number; readonly index: number; readonly ordinal: number; readonly item: ProviderItem }
+  /** A source the provider cites for the answer; `index` is the text block it annotates when known. */
+  | { readonly type: "citation"; readonly turn: number; readonly index?: number; readonly citation: Citation }
+  | { readonly type: "usage"; readonly turn: number; readonly usage: Usage; readonly raw?: RawUsage }
   | { readonly type: "status"; readonly status: "running" | "finished" | "paused" | "failed" }
   | { readonly type: "error"; readonly error: WorkerError }
   | { readonly type: "cache_report"; readonly report: CacheReport }
@@ -43,6 +50,8 @@ export interface Subscriber {
   readonly onTextCompleted?: (event: WorkerEventOf<"text_completed">) => void
   readonly onToolCallCompleted?: (event: WorkerEventOf<"tool_call_completed">) => void
   readonly onToolResult?: (event: WorkerEventOf<"tool_result">) => void
+  readonly onProviderOutput?: (event: WorkerEventOf<"provider_output">) => void
+  readonly onCitation?: (event: WorkerEventOf<"citation">) => void
   readonly onUsage?: (event: WorkerEventOf<"usage">) => void
   readonly onStatus?: (event: WorkerEventOf<"status">) => void
   readonly onError?: (event: WorkerEventOf<"error">) => void
@@ -68,6 +77,8 @@ const HANDLERS: Handlers = {
   text_completed: (s, e, track) => track(s.onTextCompleted?.(e)),
   tool_call_completed: (s, e, track) => track(s.onToolCallCompleted?.(e)),
   tool_result: (s, e, track) => track(s.onToolResult?.(e)),
+  provider_output: (s, e, track) => track(s.onProviderOutput?.(e)),
+  citation: (s, e, track) => track(s.onCitation?.(e)),
   usage: (s, e, track) => track(s.onUsage?.(e)),
   status: (s, e, track) => track(s.onStatus?.(e)),
   error: (s, e, track) => track(s.onError?.(e)),
@@ -180,7 +191,10 @@ export class SubscriberHub {
     let chars = 0
     let wake: ((result: IteratorResult<WorkerEvent>) => void) | undefined
     let done = false
-    let overflow: EventBufferOverflow | undefined
+    // Only the facts of the loss are kept, not an error: an error made here would capture the emitting stack, and
+    // V8 keeps each frame's function and receiver until `.stack` is read, so the overflow would pin the response's
+    // timeline and block accumulators (megabytes of a long answer) for as long as the iterator lives.
+    let overflow: { readonly limit: "events" | "chars"; readonly max: number } | undefined
     const unsubscribe = this.subscribe({
       onEvent: (event) => {
         if (wake !== undefined) {
@@ -193,12 +207,7 @@ export class SubscriberHub {
         const limit = buffer.length - head >= bounds.events ? "events" : chars + size > bounds.chars ? "chars" : undefined
         if (limit !== undefined) {
           // Stop listening at the point of loss: nothing after it is kept, so memory stays bounded.
-          const max = limit === "events" ? bounds.events : bounds.chars
-          overflow = new EventBufferOverflow({
-            limit,
-            max,
-            message: `events() was not read fast enough: more than ${max} unread ${limit === "events" ? "events" : "delta characters"} (later events were dropped)`
-          })
+          overflow = { limit, max: limit === "events" ? bounds.events : bounds.chars }
           unsubscribe()
           return
         }
@@ -230,10 +239,16 @@ export class SubscriberHub {
         }
         if (done) return Promise.resolve({ value: undefined, done: true })
         if (overflow !== undefined) {
-          const error = overflow
+          const { limit, max } = overflow
           done = true
           buffer.length = 0
-          return Promise.reject(error)
+          return Promise.reject(
+            new EventBufferOverflow({
+              limit,
+              max,
+              message: `events() was not read fast enough: more than ${max} unread ${limit === "events" ? "events" : "delta characters"} (later events were dropped)`
+            })
+          )
         }
         return new Promise((resolve) => {
           wake = resolve

@@ -1,4 +1,5 @@
 import type { Usage } from "../llm/event.ts"
+import { sumUsage } from "../llm/usage.ts"
 import type { FunctionCallItem, Item } from "../llm/item.ts"
 import type { Request, ToolSpec } from "../llm/request.ts"
 import type { CacheReport } from "./cache-lock.ts"
@@ -9,7 +10,7 @@ import { toWorkerError } from "./to-worker-error.ts"
 import { executeBatch, unansweredCalls } from "./tool-execution.ts"
 import { toOutputItem } from "./tool-outcome.ts"
 import type { WorkerCore } from "./worker-core.ts"
-import { CacheLockViolation, HookAborted, HookFailed, MaxTurnsExceeded, type WorkerError, WorkerDefect } from "./worker-error.ts"
+import { CacheLockViolation, Cancelled, HookAborted, HookFailed, MaxTurnsExceeded, type WorkerError, WorkerDefect } from "./worker-error.ts"
 import { describeSafely } from "./describe-safely.ts"
 import { ownItem, ownItems } from "./owned-items.ts"
 
@@ -17,7 +18,10 @@ import { ownItem, ownItems } from "./owned-items.ts"
 interface RunReport {
   /** The items this run appended to the history, in order. */
   readonly items: ReadonlyArray<Item>
-  /** Token usage summed over this run's requests. */
+  /**
+   * Token usage summed over this run's requests (`sumUsage`: `totalTokens` stays input + output). The providers'
+   * raw usage objects are per response: subscribers' `usage` events and OnStreamComplete carry them.
+   */
   readonly usage: Usage
   /** One report per request of this run. */
   readonly cache: ReadonlyArray<CacheReport>
@@ -29,15 +33,6 @@ interface RunReport {
 export type RunResult =
   | (RunReport & { readonly status: "finished" })
   | (RunReport & { readonly status: "paused"; readonly pauseReason: string })
-
-const USAGE_FIELDS = ["inputTokens", "outputTokens", "totalTokens", "cacheReadTokens", "cacheWriteTokens"] as const
-
-const addUsage = (total: { -readonly [K in keyof Usage]: Usage[K] }, usage: Usage): void => {
-  for (const field of USAGE_FIELDS) {
-    const value = usage[field]
-    if (value !== undefined) total[field] = (total[field] ?? 0) + value
-  }
-}
 
 class Paused {
   constructor(readonly reason: string) {}
@@ -51,10 +46,10 @@ class Paused {
 export const runTurns = async (core: WorkerCore, input: Item | undefined, control: RunControl): Promise<RunResult> => {
   const signal = control.signal
   const start = core.history.length
-  const usage: { -readonly [K in keyof Usage]: Usage[K] } = {}
+  const usages: Array<Usage> = []
   const cache: Array<CacheReport> = []
   const warnings: Array<string> = []
-  const report = (): RunReport => ({ items: core.history.slice(start), usage: { ...usage }, cache, warnings })
+  const report = (): RunReport => ({ items: core.history.slice(start), usage: sumUsage(usages), cache, warnings })
   const finished = (): RunResult => ({ status: "finished", ...report() })
   const paused = (pauseReason: string): RunResult => ({ status: "paused", pauseReason, ...report() })
 
@@ -119,7 +114,7 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
 
       core.hub.emit({ type: "turn_start", turn })
       const { response, items } = await streamResponse(core, request, body, turn, signal)
-      addUsage(usage, response.usage)
+      usages.push(response.usage)
       for (const item of items) core.history.push(item)
       const calls = items.filter((item): item is FunctionCallItem => item.type === "function_call")
       core.hub.emit({ type: "turn_end", turn, toolCalls: calls.length })
@@ -141,7 +136,8 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
       core.hub.emit({ type: "status", status: "paused" })
       return paused(thrown.reason)
     }
-    const error: WorkerError = signal.aborted ? toWorkerError(signal.reason) : toWorkerError(thrown)
+    // A Cancelled from the response stream carries the partial response: keep it rather than the signal's reason.
+    const error: WorkerError = signal.aborted && !(thrown instanceof Cancelled) ? toWorkerError(signal.reason) : toWorkerError(thrown)
     core.hub.emit({ type: "error", error })
     core.hub.emit({ type: "status", status: "failed" })
     await core.hooks.notifyAbort({ reason: error._tag === "Cancelled" ? "Cancelled" : error.message, error })

@@ -1,5 +1,6 @@
 import { Data } from "effect"
 import type { LlmError } from "../llm/llm-error.ts"
+import type { PartialResponse } from "../timeline/assistant-response.ts"
 
 /** The worker object was replaced by `lock()` / `unlock()`; use the worker those calls returned. */
 export class StaleWorker extends Data.TaggedError("StaleWorker")<{ readonly method: string; readonly message: string }> {}
@@ -10,14 +11,21 @@ export class WorkerLocked extends Data.TaggedError("WorkerLocked")<{ readonly me
 /** `run` / `resume` was called while another run of the same worker is in progress. */
 export class WorkerBusy extends Data.TaggedError("WorkerBusy")<{ readonly message: string }> {}
 
-/** The run was cancelled (`worker.cancel()`, the run's signal, or fiber interruption). */
-export class Cancelled extends Data.TaggedError("Cancelled")<{ readonly message: string }> {}
+/**
+ * The run was cancelled (`worker.cancel()`, the run's signal, or fiber interruption). `partial`: when a response
+ * was streaming, what it had produced (text, reasoning, usage so far); none of it entered history.
+ */
+export class Cancelled extends Data.TaggedError("Cancelled")<{ readonly message: string; readonly partial?: PartialResponse }> {}
 
-/** A hook ended the run on purpose (cancel / abort, or a stream hook's pause). */
+/**
+ * A hook ended the run on purpose (cancel / abort, or a stream hook's pause). `partial`: when a stream hook
+ * aborted a response, what it had produced until then.
+ */
 export class HookAborted extends Data.TaggedError("HookAborted")<{
   readonly point: string
   readonly reason: string
   readonly message: string
+  readonly partial?: PartialResponse
 }> {}
 
 /** A hook threw, rejected, failed its Effect, or returned something that is not a result of its hook point. */
@@ -27,8 +35,15 @@ export class HookFailed extends Data.TaggedError("HookFailed")<{
   readonly cause: unknown
 }> {}
 
-/** The LLM client failed (after its own retries). */
-export class ClientFailed extends Data.TaggedError("ClientFailed")<{ readonly error: LlmError; readonly message: string }> {}
+/**
+ * The LLM client failed (after its own retries). `partial`: when the failure came while the response streamed,
+ * what it had produced until then (text, reasoning, usage so far); none of it entered history.
+ */
+export class ClientFailed extends Data.TaggedError("ClientFailed")<{
+  readonly error: LlmError
+  readonly message: string
+  readonly partial?: PartialResponse
+}> {}
 
 /** The run made more model requests than `maxTurns` allows. */
 export class MaxTurnsExceeded extends Data.TaggedError("MaxTurnsExceeded")<{ readonly maxTurns: number; readonly message: string }> {}

@@ -2,6 +2,8 @@ import { Effect, type Stream } from "effect"
 import type { LlmClient } from "../llm/client.ts"
 import { Item } from "../llm/item.ts"
 import type { RequestConfig } from "../llm/request.ts"
+import { lintHostedTools } from "../llm/hosted-tools.ts"
+import { LlmConfigError } from "../llm/llm-error.ts"
 import type { ToolDefinition } from "../tool/tool.ts"
 import { type RegistrationReport, registerDefinitions } from "../tool-server/registration.ts"
 import { ToolServer, type ToolServerHandle } from "../tool-server/tool-server.ts"
@@ -241,7 +243,8 @@ export class MutableWorker extends WorkerBase {
   }
 
   setConfig(config: RequestConfig): void {
-    this.idle("setConfig").config = { ...config }
+    const core = this.idle("setConfig")
+    core.config = workerConfig(core.client, config)
   }
 
   /** Replaces the history. Decisions kept for calls paused in the old history are dropped. */
@@ -341,6 +344,21 @@ const toHandle = (server: ToolServer | undefined): ToolServerHandle => {
   return (server ?? new ToolServer()).handle()
 }
 
+/**
+ * The config a worker keeps: hosted tools are checked against the client's wire format (one declared for another
+ * provider is refused here, not silently dropped on every request) and copied into a frozen array, so the tools
+ * array the cache lock fixes cannot change behind it and its encoded entries are cached (decision 0025).
+ */
+const workerConfig = (client: LlmClient, config: RequestConfig | undefined): RequestConfig => {
+  const hosted = config?.hostedTools
+  if (hosted === undefined) return { ...config }
+  const wrong = lintHostedTools(hosted, client.scheme)
+  if (wrong.length > 0) {
+    throw new LlmConfigError({ message: `hostedTools: ${listBounded(wrong.map((lint) => lint.message), "; ", 5)}` })
+  }
+  return { ...config, hostedTools: Object.freeze([...hosted]) }
+}
+
 const positiveInteger = (name: string, value: number | undefined, fallback: number): number => {
   const chosen = value ?? fallback
   if (!Number.isInteger(chosen) || chosen < 1) throw new RangeError(`${name} must be a positive integer, got ${String(chosen)}`)
@@ -365,7 +383,7 @@ export const Worker = {
         client: options.client,
         tools: toHandle(options.toolServer),
         systemPrompt: options.systemPrompt,
-        config: { ...options.config },
+        config: workerConfig(options.client, options.config),
         history: options.history ?? [],
         settings: {
           maxTurns,

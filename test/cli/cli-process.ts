@@ -47,7 +47,7 @@ export const startCli = (args: ReadonlyArray<string>, env: Readonly<Record<strin
     stdout: () => out,
     stderr: () => err,
     exited,
-    waitFor: (pattern, from = 0, timeoutMs = 15_000) =>
+    waitFor: (pattern, from = 0, timeoutMs = 45_000) =>
       new Promise((resolve, reject) => {
         const check = (): void => {
           if (!pattern.test(out.slice(from))) return

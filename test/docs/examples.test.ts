@@ -65,7 +65,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "warning: topK - OpenAI Chat Completions has no top_k; it is not sent",
     'event: {"type":"status","status":"started"}',
     'event: {"type":"block_delta","index":0,"delta":{"kind":"text","text":"Hello"}}',
-    'event: {"type":"usage","inputTokens":12,"outputTokens":2,"totalTokens":14,"cacheReadTokens":8}',
+    'event: {"type":"usage","inputTokens":12,"outputTokens":2,"totalTokens":14,"cacheReadTokens":8,"raw":{"prompt_tokens":12,"completion_tokens":2,"total_tokens":14,"prompt_tokens_details":{"cached_tokens":8}}}',
     'event: {"type":"status","status":"completed","stopReason":"end_turn"}',
     "attempts: 2 body sent = encodeRequest: true",
     'LlmConfigError: No API key for provider "anthropic": set ANTHROPIC_API_KEY or pass apiKey',

@@ -64,16 +64,19 @@ const withStableIds = (events: ReadonlyArray<Event>): ReadonlyArray<Event> => {
 
 /** Tool calls as a consumer assembles them: id, name, the concatenated argument text, and whether it closed. */
 const toolCalls = (events: ReadonlyArray<Event>) => {
-  const calls = new Map<number, { id: string; name: string; json: string; stopped: boolean }>()
+  const calls = new Map<number, { id: string; name: string; json: string; stopped: boolean; aborted: boolean }>()
   for (const event of events) {
     if (event.type === "block_start" && event.block.kind === "tool_use") {
-      calls.set(event.index, { id: event.block.id, name: event.block.name, json: "", stopped: false })
+      calls.set(event.index, { id: event.block.id, name: event.block.name, json: "", stopped: false, aborted: false })
     } else if (event.type === "block_delta" && event.delta.kind === "input_json") {
       const call = calls.get(event.index)
       if (call !== undefined) call.json += event.delta.json
     } else if (event.type === "block_stop") {
       const call = calls.get(event.index)
       if (call !== undefined) call.stopped = true
+    } else if (event.type === "block_abort") {
+      const call = calls.get(event.index)
+      if (call !== undefined) call.aborted = true
     }
   }
   return [...calls.values()]
@@ -96,7 +99,17 @@ describe.each(SCHEMES)("every %s fixture through the real client", (scheme) => {
 
     // The transport adds nothing and loses nothing: same events as decoding the transcript in one piece.
     const decoder = providers.get(PROVIDER_FOR[scheme])!.scheme.decoder(req)
-    const pushed = parseSseText(transcript).flatMap((message) => decoder.push(message))
+    // A decoder throws on a protocol error (a spliced second message); the transport then ends it, as here.
+    const pushed: Array<Event> = []
+    let refused: unknown
+    for (const message of parseSseText(transcript)) {
+      try {
+        pushed.push(...decoder.push(message))
+      } catch (thrown) {
+        refused = thrown
+        break
+      }
+    }
     const direct = [...pushed, ...decoder.end()]
     expect(withStableIds(events)).toEqual(withStableIds(direct))
     expect(server.requests).toHaveLength(1)
@@ -104,15 +117,16 @@ describe.each(SCHEMES)("every %s fixture through the real client", (scheme) => {
 
     const failedInStream = pushed.some((e) => e.type === "error")
     const completed = direct.some((e) => e.type === "status" && e.status === "completed")
-    if (failedInStream) expect(error?._tag).toBe("LlmProviderError")
+    if (refused !== undefined) expect(error?._tag).toBe("LlmProtocolError")
+    else if (failedInStream) expect(error?._tag).toBe("LlmProviderError")
     else if (!completed) expect(error?._tag).toBe("LlmNetworkError")
     else {
       expect(error).toBeUndefined()
-      // Every tool call arrives whole: closed, with arguments that parse as a JSON object.
+      // Every tool call arrives whole (closed, with arguments that parse as a JSON object) or is aborted.
       for (const call of toolCalls(events)) {
-        expect(call.stopped, `${name}: ${call.name} never closed`).toBe(true)
+        expect(call.stopped || call.aborted, `${name}: ${call.name} never closed`).toBe(true)
         expect(call.id).not.toBe("")
-        expect(typeof JSON.parse(call.json === "" ? "{}" : call.json)).toBe("object")
+        if (call.stopped) expect(typeof JSON.parse(call.json === "" ? "{}" : call.json)).toBe("object")
       }
     }
     // Whatever happened, no block is left open.

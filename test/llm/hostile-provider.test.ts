@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -371,10 +372,11 @@ describe("keep-alives satisfy no deadline", () => {
       response.writeHead(503, { "content-type": "application/json" }).end(`{"error":{"message":"busy","type":"server_error"}}`)
     })
     const { error } = await run(server, "chat", {
-      timeouts: { totalMs: 300 },
+      // Long enough for the first 503 to arrive on a loaded machine, so the deadline's message can name it.
+      timeouts: { totalMs: 1_500 },
       retry: { maxRetries: 1_000_000, baseDelayMs: 20, maxDelayMs: 20 }
     })
-    expect(error).toMatchObject({ _tag: "LlmTimeout", phase: "total", afterMs: 300 })
+    expect(error).toMatchObject({ _tag: "LlmTimeout", phase: "total", afterMs: 1_500 })
     expect(error?.message).toContain("HTTP 503")
   })
 })
@@ -486,6 +488,17 @@ describe("every call of a response has its own id and its own arguments", () => 
     const { events, error } = await run(server, "gemini")
     expect(error).toBeUndefined()
     expect(calls(events)[0]?.args).toBe(deep)
+  })
+
+  it("anthropic: a second message (another id) spliced into the response is a protocol error; no call completes", async () => {
+    const spliced = readFileSync(new URL("../fixtures/sse/anthropic/spliced-message-start.sse", import.meta.url), "utf8")
+    const server = await serve(spliced)
+    const { events, error } = await run(server, "anthropic")
+    expect(error).toMatchObject({ _tag: "LlmProtocolError" })
+    expect(error?.message).toContain("a second message_start")
+    expect(events.filter((e) => e.type === "block_stop").map((e) => e.index)).toEqual([0])
+    expect(events.filter((e) => e.type === "block_abort").map((e) => e.index)).toEqual([1])
+    expect(server.requests()).toBe(1)
   })
 
   it("anthropic: a block opened twice is a protocol error, not a dangling call", async () => {

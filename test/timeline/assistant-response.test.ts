@@ -50,6 +50,7 @@ describe("ResponseCollector", () => {
       stopReason: "tool_use",
       usage: { inputTokens: 472, outputTokens: 89, cacheReadTokens: 2048, cacheWriteTokens: 0 },
       abortedToolCalls: [],
+      citations: [],
       issues: []
     })
   })

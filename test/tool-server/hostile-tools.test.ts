@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { Effect, Exit } from "effect"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { ExecutionFailed } from "../../src/tool/tool-error.ts"
 import { ToolMeta } from "../../src/tool/tool-meta.ts"
 import type { Tool } from "../../src/tool/tool.ts"
@@ -9,6 +9,7 @@ import { registerDefinitions } from "../../src/tool-server/registration.ts"
 import { ToolServer, type ToolServerHandle } from "../../src/tool-server/tool-server.ts"
 import { ToolExecution, isToolCallError } from "../../src/tool-server/tool-server-error.ts"
 import { hostileValues } from "../tool/hostile-values.ts"
+import { collectUnhandledRejections } from "../support/unhandled-rejections.ts"
 
 const serverWith = (tool: Tool): ToolServerHandle => {
   const handle = new ToolServer().handle()
@@ -16,15 +17,7 @@ const serverWith = (tool: Tool): ToolServerHandle => {
   return handle
 }
 
-const unhandled: Array<unknown> = []
-const onUnhandled = (reason: unknown): void => void unhandled.push(reason)
-beforeEach(() => {
-  unhandled.length = 0
-  process.on("unhandledRejection", onUnhandled)
-})
-afterEach(() => {
-  process.off("unhandledRejection", onUnhandled)
-})
+const unhandled = collectUnhandledRejections()
 
 describe("a hand-written tool failing with a hostile value", () => {
   it.each(hostileValues())("settles every call path with ToolExecution: %s", async (_label, value) => {

@@ -1,5 +1,5 @@
 import fc from "fast-check"
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { LlmClient, StreamOptions } from "../../src/llm/client.ts"
 import type { Event } from "../../src/llm/event.ts"
 import type { Item } from "../../src/llm/item.ts"
@@ -9,6 +9,7 @@ import { ToolMeta } from "../../src/tool/tool-meta.ts"
 import { Worker } from "../../src/worker/worker.ts"
 import { Cancelled } from "../../src/worker/worker-error.ts"
 import { textResponse, toolCallResponse } from "./support/scripted-client.ts"
+import { collectUnhandledRejections } from "../support/unhandled-rejections.ts"
 
 /**
  * Cancellation at arbitrary points, deterministically: every stream event, tool completion and hook step is a
@@ -87,15 +88,7 @@ const pairedOnce = (history: ReadonlyArray<Item>): boolean => {
   return new Set(calls).size === calls.length && results.length === calls.length && results.every((id) => calls.includes(id))
 }
 
-const unhandled: Array<unknown> = []
-const onUnhandled = (reason: unknown): void => void unhandled.push(reason)
-beforeEach(() => {
-  unhandled.length = 0
-  process.on("unhandledRejection", onUnhandled)
-})
-afterEach(() => {
-  process.off("unhandledRejection", onUnhandled)
-})
+const unhandled = collectUnhandledRejections()
 
 describe("cancellation races (seeded property)", () => {
   it("a run cancelled anywhere settles with Cancelled or a result, answers every call once, and the worker is reusable", async () => {

@@ -1,21 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Worker } from "../../src/worker/worker.ts"
 import { EventBufferOverflow } from "../../src/worker/worker-error.ts"
 import type { WorkerEvent } from "../../src/worker/subscriber.ts"
 import { ScriptedClient, textResponse, toolCallResponse } from "./support/scripted-client.ts"
 import { echoDefinition } from "./support/tools.ts"
+import { collectUnhandledRejections } from "../support/unhandled-rejections.ts"
 
 const script = () => new ScriptedClient([toolCallResponse([{ id: "c", name: "echo", args: '{"v":"x"}' }], "checking"), textResponse("done")])
 
-const unhandled: Array<unknown> = []
-const onUnhandled = (reason: unknown): void => void unhandled.push(reason)
-beforeEach(() => {
-  unhandled.length = 0
-  process.on("unhandledRejection", onUnhandled)
-})
-afterEach(() => {
-  process.off("unhandledRejection", onUnhandled)
-})
+const unhandled = collectUnhandledRejections()
 
 /** Lets every pending rejection surface (or be handled) before the test looks. */
 const settle = () => new Promise((resolve) => setImmediate(resolve))

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { Item } from "../../src/llm/item.ts"
+import { isCacheable } from "../../src/llm/fragment-cache.ts"
+import { Item, type ProviderItem } from "../../src/llm/item.ts"
 import { Worker } from "../../src/worker/worker.ts"
 import { ScriptedClient, textResponse, toolCallResponse } from "./support/scripted-client.ts"
 import { echoDefinition } from "./support/tools.ts"
@@ -48,6 +49,23 @@ describe("history items are immutable", () => {
     mine.content[0]!.text = "edited"
     mine.content.push({ type: "input_text", text: "more" })
     expect(worker.history()).toEqual([Item.userText("original"), Item.userText("original")])
+  })
+
+  it("a provider item handed in is owned like the rest: a frozen copy the request encoders may cache", () => {
+    const mine: { -readonly [K in keyof ProviderItem]: ProviderItem[K] } = {
+      type: "provider_item",
+      scheme: "anthropic",
+      kind: "server_tool_use",
+      json: '{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}'
+    }
+    const worker = Worker.create({ client: script(), history: [mine] })
+    mine.json = '{"type":"forged"}'
+    const [owned] = worker.history()
+    expect(owned).not.toBe(mine)
+    expect(owned).toMatchObject({ kind: "server_tool_use", json: '{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}' })
+    expect(Object.isFrozen(owned)).toBe(true)
+    expect(isCacheable(owned as Item)).toBe(true)
+    expect(isCacheable(mine)).toBe(false)
   })
 
   it("values that are not items are refused where they enter", () => {

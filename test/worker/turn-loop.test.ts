@@ -30,7 +30,7 @@ describe("the turn loop", () => {
     const result = await worker.run("hi")
     expect(result.status).toBe("finished")
     expect(result.items).toEqual([Item.userText("hi"), Item.assistantText("Hello there")])
-    expect(result.usage).toEqual({ inputTokens: 10, outputTokens: 3 })
+    expect(result.usage).toEqual({ inputTokens: 10, outputTokens: 3, totalTokens: 13 })
     expect(client.requests[0]?.systemPrompt).toBe("be brief")
     expect(worker.history()).toEqual(result.items)
   })

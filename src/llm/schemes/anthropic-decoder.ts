@@ -3,7 +3,12 @@ import type { ReasoningData } from "../item.ts"
 import { parsedJsonText } from "../json-text.ts"
 import { defaultResponseLimits, limitExceeded, utf8Bytes } from "../limits.ts"
 import { LlmProtocolError } from "../llm-error.ts"
+import { MAX_PROVIDER_JSON_DEPTH, providerItem, providerJsonText } from "../provider-item.ts"
+import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
+import { boundedRawUsage } from "../raw-usage.ts"
+import { neutralUsage } from "../usage.ts"
+import { quote } from "../../schema/quote.ts"
 import { ResponseCallIds } from "./call-ids.ts"
 import type { AnthropicContentBlock, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-wire.ts"
 
@@ -26,6 +31,17 @@ const STOP_REASONS: Readonly<Record<string, StopReason>> = {
   refusal: "content_filter"
 }
 
+/**
+ * A content block of a kind this library does not model (server_tool_use, web_search_tool_result,
+ * code_execution results, …), kept until its stop to become a provider item (decision 0025).
+ */
+interface KeptBlock {
+  /** The block from content_block_start: typed as a modelled block, but of any type at run time. */
+  readonly content: AnthropicContentBlock
+  /** Input streamed as input_json_delta (server_tool_use), joined at the stop. */
+  readonly input: Array<string>
+}
+
 const MODELLED_BLOCKS: ReadonlySet<string> = new Set(["text", "thinking", "redacted_thinking", "tool_use"])
 
 export const anthropicStopReason = (reason: string): StopReason => STOP_REASONS[reason] ?? "other"
@@ -33,31 +49,40 @@ export const anthropicStopReason = (reason: string): StopReason => STOP_REASONS[
 /**
  * Neutral usage from Anthropic's counters. `input_tokens` excludes cached prompt tokens; the neutral
  * `inputTokens` is the whole prompt (as OpenAI and Gemini count it), so the cache counters are added back in.
+ * `output_tokens` includes thinking, which `output_tokens_details.thinking_tokens` breaks out. No total is sent.
  */
-const neutralUsage = (usage: AnthropicUsage): Usage => {
-  const cacheRead = usage.cache_read_input_tokens ?? undefined
-  const cacheWrite = usage.cache_creation_input_tokens ?? undefined
-  const input =
-    usage.input_tokens === undefined || usage.input_tokens === null
-      ? undefined
-      : usage.input_tokens + (cacheRead ?? 0) + (cacheWrite ?? 0)
-  const output = usage.output_tokens ?? undefined
-  return {
-    ...(input === undefined ? {} : { inputTokens: input }),
-    ...(output === undefined ? {} : { outputTokens: output }),
-    ...(input === undefined || output === undefined ? {} : { totalTokens: input + output }),
-    ...(cacheRead === undefined ? {} : { cacheReadTokens: cacheRead }),
-    ...(cacheWrite === undefined ? {} : { cacheWriteTokens: cacheWrite })
-  }
-}
-
-/** message_delta usage is cumulative and may repeat or extend message_start's; later non-null values win. */
-const mergeUsage = (base: AnthropicUsage, next: AnthropicUsage): AnthropicUsage => {
-  // fromEntries (later entries win) rather than assignment: the keys are the provider's, "__proto__" included.
-  return Object.fromEntries(
-    [...Object.entries(base), ...Object.entries(next)].filter((entry): entry is [string, number] => typeof entry[1] === "number")
+const neutralAnthropicUsage = (usage: AnthropicUsage): Usage => {
+  const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+  const part = (value: unknown): number => (isCount(value) ? value : 0)
+  const input = usage.input_tokens
+  const details = usage.output_tokens_details
+  return neutralUsage(
+    {
+      input: isCount(input) ? input + part(usage.cache_read_input_tokens) + part(usage.cache_creation_input_tokens) : undefined,
+      output: usage.output_tokens,
+      reasoning: typeof details === "object" && details !== null ? details.thinking_tokens : undefined,
+      cacheRead: usage.cache_read_input_tokens,
+      cacheWrite: usage.cache_creation_input_tokens
+    },
+    "output_includes_reasoning"
   )
 }
+
+/**
+ * message_delta usage is cumulative and may repeat or extend message_start's; later non-null values win. Whole
+ * fields are kept (not only the counters), so the merged object is also the raw usage of the response.
+ */
+const mergeUsage = (base: AnthropicUsage, next: unknown): AnthropicUsage => {
+  if (typeof next !== "object" || next === null || Array.isArray(next)) return base
+  // fromEntries (later entries win) rather than assignment: the keys are the provider's, "__proto__" included.
+  return Object.fromEntries([...Object.entries(base), ...Object.entries(next)].filter((entry) => entry[1] !== null && entry[1] !== undefined))
+}
+
+/** How a refused second message_start is described: both ids, bounded (they are the provider's text). */
+const secondStart = (first: string | undefined, second: string | undefined): string =>
+  first === second
+    ? `(${second === undefined ? "no id" : quote(second)}, after content)`
+    : `(${second === undefined ? "no id" : quote(second)} after ${first === undefined ? "one without an id" : quote(first)})`
 
 const parseEvent = (message: SseMessage): AnthropicStreamEvent => {
   try {
@@ -80,11 +105,17 @@ const parseEvent = (message: SseMessage): AnthropicStreamEvent => {
  */
 export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDecoder => {
   const maxReasoningBytes = (options.limits ?? defaultResponseLimits).maxReasoningBytes
+  const maxProviderBytes = (options.limits ?? defaultResponseLimits).maxProviderBytes
+  /** Bytes of unmodelled blocks' streamed input held here before their provider_output event is counted. */
+  let providerBytes = 0
+  const kept = new Map<number, KeptBlock>()
   const idPrefix = `toolu_llmw_${crypto.randomUUID().slice(0, 8)}_`
   let generated = 0
   const ids = new ResponseCallIds(() => `${idPrefix}${generated++}`)
   let signatureBytes = 0
   let messageStarted = false
+  /** The id of the message this response carries; a message_start with another one is a second message. */
+  let messageId: string | undefined
   const open = new Map<number, OpenBlock>()
   /** Anthropic indices of blocks this library does not model (server tools, …): their events are skipped. */
   const skipped = new Set<number>()
@@ -95,7 +126,8 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
 
   const takeUsage = (): Array<Event> => {
     if (usage === undefined) return []
-    const event: Event = { type: "usage", ...neutralUsage(usage) }
+    const raw = boundedRawUsage(usage)
+    const event: Event = { type: "usage", ...neutralAnthropicUsage(usage), ...(raw === undefined ? {} : { raw }) }
     usage = undefined
     return [event]
   }
@@ -127,6 +159,7 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
     }
     if (!MODELLED_BLOCKS.has(content.type)) {
       skipped.add(anthropicIndex)
+      kept.set(anthropicIndex, { content, input: [] })
       return []
     }
     const index = nextIndex++
@@ -174,7 +207,39 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
     }
   }
 
+  /** Streamed input of an unmodelled block, bounded like every other piece the decoder holds. */
+  const keepInput = (block: KeptBlock, piece: string): void => {
+    providerBytes += utf8Bytes(piece)
+    if (providerBytes > maxProviderBytes) throw limitExceeded("maxProviderBytes", maxProviderBytes, providerBytes, " (server tool input)")
+    block.input.push(piece)
+  }
+
+  /** The block as the API would return it whole: its streamed input parsed into `input` (depth-checked first). */
+  const keptOutput = (block: KeptBlock): Event => {
+    const kind: string = block.content.type
+    let value: unknown = block.content
+    if (block.input.length > 0) {
+      const text = block.input.join("")
+      if (jsonTextDepth(text, MAX_PROVIDER_JSON_DEPTH) > MAX_PROVIDER_JSON_DEPTH) {
+        throw new LlmProtocolError({ message: `Anthropic stream: ${kind} input ${tooDeepMessage("is", MAX_PROVIDER_JSON_DEPTH)}` })
+      }
+      let input: unknown
+      try {
+        input = JSON.parse(text)
+      } catch {
+        throw new LlmProtocolError({ message: `Anthropic stream: ${kind} block ${JSON.stringify(text.slice(0, 200))} is not valid JSON input` })
+      }
+      value = { ...block.content, input }
+    }
+    return { type: "provider_output", index: nextIndex++, item: providerItem("anthropic", kind, value, `Anthropic ${kind} block`) }
+  }
+
   const stop = (anthropicIndex: number): Array<Event> => {
+    const keptBlock = kept.get(anthropicIndex)
+    if (keptBlock !== undefined) {
+      kept.delete(anthropicIndex)
+      return [keptOutput(keptBlock)]
+    }
     const block = blockFor(anthropicIndex, "content_block_stop")
     if (block === undefined) return []
     open.delete(anthropicIndex)
@@ -198,15 +263,28 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
 
   const decode = (event: AnthropicStreamEvent): Array<Event> => {
     switch (event.type) {
-      case "message_start":
-        // One response has one message; a second start would announce a second response inside this one.
-        if (messageStarted) throw new LlmProtocolError({ message: "Anthropic stream: a second message_start" })
+      case "message_start": {
+        const id = typeof event.message?.id === "string" ? event.message.id : undefined
+        if (messageStarted) {
+          // The same message announced again before any content (a proxy repeating the start) changes nothing.
+          if (id === messageId && nextIndex === 0 && skipped.size === 0) return []
+          // Anything else starts a second message inside this response: merging the two would mix their
+          // reasoning and leave the first one's open blocks dangling (the official SDK refuses it too).
+          throw new LlmProtocolError({ message: `Anthropic stream: a second message_start ${secondStart(messageId, id)} inside one response` })
+        }
         messageStarted = true
-        usage = event.message?.usage
+        messageId = id
+        usage = event.message?.usage === undefined ? undefined : mergeUsage({}, event.message.usage)
         return [{ type: "status", status: "started" }]
+      }
       case "content_block_start":
         return start(event.index, event.content_block)
       case "content_block_delta": {
+        const keptBlock = kept.get(event.index)
+        if (keptBlock !== undefined) {
+          if (event.delta.type === "input_json_delta" && event.delta.partial_json) keepInput(keptBlock, event.delta.partial_json)
+          return []
+        }
         const block = blockFor(event.index, "content_block_delta")
         if (block === undefined) return []
         const delta = event.delta
@@ -225,6 +303,15 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
             if (!delta.partial_json) return []
             block.sawInputJson = true
             return [{ type: "block_delta", index: block.index, delta: { kind: "input_json", json: delta.partial_json } }]
+          case "citations_delta": {
+            // A source for the text block's answer (web search, web fetch, documents), kept as sent.
+            const citation: unknown = delta.citation
+            if (typeof citation !== "object" || citation === null) return []
+            const kind = typeof (citation as { type?: unknown }).type === "string" ? (citation as { type: string }).type : "citation"
+            return [
+              { type: "citation", index: block.index, citation: { scheme: "anthropic", kind, json: providerJsonText(citation, `Anthropic citation ${kind}`) } }
+            ]
+          }
           default:
             return []
         }

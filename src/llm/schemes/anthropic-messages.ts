@@ -6,10 +6,13 @@ import type { ConfigWarning } from "../scheme.ts"
 import { quote } from "../../schema/quote.ts"
 import { argumentsFallbackReason, argumentsObject } from "./arguments-object.ts"
 
-type Block = { readonly [key: string]: JsonBodyValue }
+/** A block this library builds, or a provider item's block spliced in as the provider sent it (decision 0025). */
+type Block = { readonly [key: string]: JsonBodyValue } | RawJson
 type Role = "user" | "assistant"
 /** Adds one block to the message of `role` (a new message when the previous one has the other role). */
 type Append = (role: Role, block: Block, isResult?: boolean) => void
+
+const isRaw = (block: Block): block is RawJson => block._tag === "RawJson" && typeof block.text === "string"
 
 const warning = (setting: string, message: string): ConfigWarning => ({ _tag: "ConfigWarning", scheme: "anthropic", setting, message })
 
@@ -35,6 +38,8 @@ export const anthropicMessages = (
   const warnings: Array<ConfigWarning> = []
   const turns: Array<{ role: Role; results: Array<Block>; blocks: Array<Block> }> = []
   let last: { readonly list: Array<Block>; readonly index: number } | undefined
+  // Whether the block appended last carries a breakpoint already: a provider block's text cannot say so.
+  let lastMarked = false
 
   const append: Append = (role, block, isResult = false) => {
     let turn = turns.at(-1)
@@ -44,13 +49,15 @@ export const anthropicMessages = (
     }
     const list = isResult ? turn.results : turn.blocks
     last = { list, index: list.push(block) - 1 }
+    lastMarked = false
   }
 
   /** Puts a cache breakpoint on the block appended last, unless the API refuses one there (thinking blocks). */
   const markCacheBreakpoint = (): void => {
     const block = last?.list[last.index]
-    if (last === undefined || block === undefined || !markable(block)) return
+    if (last === undefined || block === undefined || lastMarked || !markable(block)) return
     last.list[last.index] = marked(block)
+    lastMarked = true
   }
 
   const appendItem = itemAppender(plainContext(names), warnings, append)
@@ -72,11 +79,25 @@ export const anthropicMessages = (
   }
 }
 
-/** Whether a cache breakpoint may go on the block: not twice, and never on thinking (the API refuses it there). */
+/**
+ * Whether a cache breakpoint may go on the block: not twice, and never on thinking (the API refuses it there). A
+ * provider block (server tool call or result) may carry one; the callers see that it is marked once only.
+ */
 const markable = (block: Block): boolean =>
-  !("cache_control" in block) && block.type !== "thinking" && block.type !== "redacted_thinking"
+  isRaw(block) || (!("cache_control" in block) && block.type !== "thinking" && block.type !== "redacted_thinking")
 
-const marked = (block: Block): Block => ({ ...block, cache_control: { type: "ephemeral" } })
+const CACHE_CONTROL = '"cache_control":{"type":"ephemeral"}'
+
+/**
+ * The block with a breakpoint. A provider block is one JSON object as text (checked when it entered the history,
+ * possibly with surrounding whitespace): the marker becomes its last field.
+ */
+const marked = (block: Block): Block => {
+  if (!isRaw(block)) return { ...block, cache_control: { type: "ephemeral" } }
+  const text = block.text.trimEnd()
+  const open = text.slice(0, -1)
+  return rawJson(`${open}${open.trimEnd().endsWith("{") ? "" : ","}${CACHE_CONTROL}}`)
+}
 
 /**
  * Appends one item's blocks. Everything it needs besides the item comes from `names` (tool names, and the calls
@@ -116,6 +137,10 @@ const itemAppender = (names: ItemContext, warnings: Array<ConfigWarning>, append
           { type: "tool_result", tool_use_id: item.callId, content: item.output, ...(item.isError ? { is_error: true } : {}) },
           true
         )
+        return
+      case "provider_item":
+        // A server tool's call or result goes back as the block it came as; other schemes' items are left out.
+        if (item.scheme === "anthropic") append("assistant", rawJson(item.json))
         return
       case "reasoning": {
         const data = item.data

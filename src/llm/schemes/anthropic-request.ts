@@ -1,9 +1,11 @@
 import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
+import { hostedToolEntries, withHostedTools } from "../hosted-tools.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
 import type { Request } from "../request.ts"
 import type { ConfigWarning } from "../scheme.ts"
 import { resolveAnthropicSettings } from "./anthropic-config.ts"
 import { type AnthropicFragments, anthropicMessages, cachedAnthropicMessages } from "./anthropic-messages.ts"
+import { foreignOutputWarnings } from "./foreign-output.ts"
 
 /**
  * The Messages API body for a streaming request, and every warning about what it had to leave out. With
@@ -26,13 +28,17 @@ export const buildAnthropicRequest = (
       : { messages: cachedAnthropicMessages(fragments, request.items, names, cache?.prefixItems ?? 0), warnings: [] }
   const system = request.systemPrompt === undefined || request.systemPrompt === "" ? undefined : request.systemPrompt
   const choice = settings.toolChoice
+  const tools = withHostedTools(
+    request.tools.length === 0 ? undefined : toolsFragment(request.tools, "anthropic"),
+    hostedToolEntries(request.config.hostedTools, "anthropic")
+  )
   const body = jsonBody({
     model: request.model,
     max_tokens: settings.maxTokens,
     stream: true,
     // With a stable prefix the system prompt becomes a block carrying a breakpoint, which caches tools + system.
     system: system === undefined || cache === undefined ? system : [{ type: "text", text: system, cache_control: { type: "ephemeral" } }],
-    tools: request.tools.length === 0 ? undefined : rawJson(toolsFragment(request.tools, "anthropic")),
+    tools: tools === undefined ? undefined : rawJson(tools),
     tool_choice: choice === undefined ? undefined : choice.type === "tool" ? { ...choice, name: names.toWire(choice.name) } : choice,
     thinking: settings.thinkingBudget === undefined ? undefined : { type: "enabled", budget_tokens: settings.thinkingBudget },
     temperature: settings.temperature,
@@ -41,5 +47,5 @@ export const buildAnthropicRequest = (
     stop_sequences: settings.stopSequences,
     messages: history.messages
   })
-  return { body, warnings: [...warnings, ...history.warnings] }
+  return { body, warnings: [...warnings, ...history.warnings, ...foreignOutputWarnings(request, "anthropic")] }
 }

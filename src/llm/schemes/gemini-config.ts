@@ -20,6 +20,14 @@ export interface GeminiSettings {
   readonly stopSequences?: ReadonlyArray<string>
   readonly thinkingBudget?: number
   readonly functionCalling?: GeminiFunctionCallingConfig
+  /** Set only when the scheme opts in and the request has tools (there is nothing to stream otherwise). */
+  readonly streamFunctionCallArguments?: true
+}
+
+/** What the endpoint behind a Gemini scheme accepts beyond the Gemini API reference; chosen per scheme. */
+export interface GeminiEndpointFeatures {
+  /** `toolConfig.functionCallingConfig.streamFunctionCallArguments` (Vertex AI; the Gemini API refuses it). */
+  readonly streamFunctionCallArguments?: boolean
 }
 
 const warning = (setting: string, message: string): ConfigWarning => ({ _tag: "ConfigWarning", scheme: "gemini", setting, message })
@@ -54,7 +62,8 @@ const resolveFunctionCalling = (request: Request, warnings: Array<ConfigWarning>
 
 /** Decides what a Gemini request carries; `validate()` reports the warnings and `encodeRequest` the settings. */
 export const resolveGeminiSettings = (
-  request: Request
+  request: Request,
+  endpoint: GeminiEndpointFeatures = {}
 ): { readonly settings: GeminiSettings; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const config = request.config
   const warnings: Array<ConfigWarning> = []
@@ -70,7 +79,8 @@ export const resolveGeminiSettings = (
       ...(config.topK === undefined ? {} : { topK: config.topK }),
       ...(stopSequences === undefined ? {} : { stopSequences }),
       ...(thinkingBudget === undefined ? {} : { thinkingBudget }),
-      ...(functionCalling === undefined ? {} : { functionCalling })
+      ...(functionCalling === undefined ? {} : { functionCalling }),
+      ...(endpoint.streamFunctionCallArguments === true && request.tools.length > 0 ? { streamFunctionCallArguments: true as const } : {})
     },
     warnings
   }

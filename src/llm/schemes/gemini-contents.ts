@@ -7,7 +7,8 @@ import { isGeneratedCallId } from "./gemini-decoder.ts"
 import { quote } from "../../schema/quote.ts"
 import { argumentsFallbackReason, argumentsObject } from "./arguments-object.ts"
 
-type Part = { readonly [key: string]: JsonBodyValue | undefined }
+/** A part this library builds, or a provider item's part spliced in as Gemini sent it (decision 0025). */
+type Part = { readonly [key: string]: JsonBodyValue | undefined } | RawJson
 type Role = "user" | "model"
 /** Adds one part to the content of `role` (a new content when the previous one has the other role). */
 type Append = (role: Role, part: Part) => void
@@ -83,6 +84,10 @@ const itemAppender = (names: ItemContext, warnings: Array<ConfigWarning>, append
         append("user", { functionResponse: { id: wireId(item.callId), name, response } })
         return
       }
+      case "provider_item":
+        // Code, its result or a server call's response goes back as the model part it came as.
+        if (item.scheme === "gemini") append("model", rawJson(item.json))
+        return
       case "reasoning": {
         const data = item.data
         if (data?.provider !== "gemini") return

@@ -1,9 +1,15 @@
 import { randomUUID } from "node:crypto"
 import type { Event, StopReason, Usage } from "../event.ts"
 import { parsedJsonText } from "../json-text.ts"
+import { defaultResponseLimits } from "../limits.ts"
 import { LlmProtocolError } from "../llm-error.ts"
-import type { SseMessage, StreamDecoder } from "../scheme.ts"
+import { boundedRawUsage } from "../raw-usage.ts"
+import { providerItem, providerJsonText } from "../provider-item.ts"
+import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
+import { neutralUsage } from "../usage.ts"
 import { ResponseCallIds } from "./call-ids.ts"
+import { GeminiPartialArgs } from "./gemini-partial-args.ts"
+import { quote } from "../../schema/quote.ts"
 import type { GeminiPart, GeminiStreamChunk, GeminiUsageMetadata } from "./gemini-wire.ts"
 
 /**
@@ -21,7 +27,22 @@ export interface GeminiDecoderOptions {
    * Gemini. The default uses random UUIDs.
    */
   readonly newCallId?: () => string
+  /**
+   * Whether a function call with this (wire) name is one the provider executes itself (a server-side MCP tool),
+   * so it is kept as a provider item instead of being offered to the caller to run. Absent: none is.
+   */
+  readonly isServerCall?: (name: string) => boolean
 }
+
+/** Part fields the decoder models; a part with none of the payload ones is kept whole (decision 0025). */
+const MODELLED_PART_KEYS: ReadonlySet<string> = new Set(["text", "thought", "thoughtSignature", "functionCall"])
+
+/** A part that carries something besides text, thoughts and calls: executableCode, codeExecutionResult, a server call's functionResponse, inline data… */
+const isUnmodelledPart = (part: GeminiPart): boolean =>
+  part.text === undefined && part.functionCall === undefined && Object.keys(part).some((key) => !MODELLED_PART_KEYS.has(key))
+
+/** The part's payload key (`executableCode`, …), its name as a provider item kind. */
+const partKind = (part: GeminiPart): string => Object.keys(part).find((key) => !MODELLED_PART_KEYS.has(key)) ?? "part"
 
 const randomCallId = (): string => `${GENERATED_CALL_ID_PREFIX}${randomUUID()}`
 
@@ -44,22 +65,36 @@ export const geminiStopReason = (finishReason: string, sawFunctionCall: boolean)
 
 /**
  * Neutral usage from Gemini's counters. Gemini counts thinking apart from the answer (`thoughtsTokenCount`);
- * the neutral `outputTokens` includes it, as OpenAI's and Anthropic's do. `promptTokenCount` already includes
- * the cached part.
+ * the neutral `outputTokens` includes it, as OpenAI's and Anthropic's do (and `totalTokenCount` confirms the
+ * reading by arithmetic). `promptTokenCount` already includes the cached part; the prompt of hosted tools
+ * (`toolUsePromptTokenCount`) is input too.
  */
-const neutralUsage = (usage: GeminiUsageMetadata): Usage => {
-  const input =
-    usage.promptTokenCount === undefined ? undefined : usage.promptTokenCount + (usage.toolUsePromptTokenCount ?? 0)
-  const output =
-    usage.candidatesTokenCount === undefined && usage.thoughtsTokenCount === undefined
-      ? undefined
-      : (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0)
-  return {
-    ...(input === undefined ? {} : { inputTokens: input }),
-    ...(output === undefined ? {} : { outputTokens: output }),
-    ...(usage.totalTokenCount === undefined ? {} : { totalTokens: usage.totalTokenCount }),
-    ...(usage.cachedContentTokenCount === undefined ? {} : { cacheReadTokens: usage.cachedContentTokenCount })
-  }
+const neutralGeminiUsage = (usage: GeminiUsageMetadata): Usage => {
+  const prompt = usage.promptTokenCount
+  const toolUse = usage.toolUsePromptTokenCount
+  const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+  return neutralUsage(
+    {
+      input: isCount(prompt) ? prompt + (isCount(toolUse) ? toolUse : 0) : undefined,
+      output: usage.candidatesTokenCount,
+      total: usage.totalTokenCount,
+      reasoning: usage.thoughtsTokenCount,
+      cacheRead: usage.cachedContentTokenCount
+    },
+    "output_excludes_reasoning"
+  )
+}
+
+/**
+ * Each chunk's usageMetadata is a snapshot of the counts so far; some chunks carry only `trafficType`. Later
+ * non-null fields win, so such a chunk does not erase the counts.
+ */
+const mergeUsage = (base: GeminiUsageMetadata | undefined, next: unknown): GeminiUsageMetadata | undefined => {
+  if (typeof next !== "object" || next === null || Array.isArray(next)) return base
+  // fromEntries (later entries win) rather than assignment: the keys are the provider's, "__proto__" included.
+  return Object.fromEntries(
+    [...Object.entries(base ?? {}), ...Object.entries(next)].filter((entry) => entry[1] !== null && entry[1] !== undefined)
+  )
 }
 
 const parseChunk = (message: SseMessage): GeminiStreamChunk => {
@@ -78,19 +113,33 @@ interface OpenBlock {
   signature: string | undefined
 }
 
+/** A function call whose arguments are still streaming (`willContinue`); its tool_use block is open. */
+interface StreamedCall {
+  readonly index: number
+  /** The id Gemini sent with the call's name, if any; a continuation naming another id is not this call's. */
+  readonly wireId: string | undefined
+  readonly args: GeminiPartialArgs
+}
+
 /**
  * Decodes one `streamGenerateContent?alt=sse` response (first candidate). Text parts run together into one text
  * block until another kind of part arrives; thought parts likewise into one thinking block. A function call
- * arrives whole and becomes a complete tool_use block at once. `finishReason` closes whatever is still open;
- * usage and `completed` follow at `end()`, since Gemini may send a last usage-only chunk after it. Every call has
- * its own id: a missing one gets a generated id, a repeated one is renamed behind the same prefix (never sent
- * back to Gemini, see decision 0010).
+ * usually arrives whole and becomes a complete tool_use block at once; with streamed arguments (decision 0022) its
+ * block opens at the part with the name and `willContinue`, the `partialArgs` of the following parts rebuild the
+ * arguments, and the first part without `willContinue` ends it with the arguments as one delta. A streamed call
+ * that something else interrupts (text, another call, `finishReason`, the end) is aborted, never run on half its
+ * arguments. `finishReason` closes whatever is open; parts after it still count (the server may go on, e.g. after
+ * a server-side tool) and the last `finishReason` wins; usage and `completed` follow at `end()`, since Gemini may
+ * send a last usage-only chunk after it. Every call has its own id: a missing one gets a generated id, a repeated
+ * one is renamed behind the same prefix (never sent back to Gemini, see decision 0010).
  */
-export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamDecoder => {
+export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transport: DecoderOptions = {}): StreamDecoder => {
   const newCallId = options.newCallId ?? randomCallId
+  const maxArgumentBytes = (transport.limits ?? defaultResponseLimits).maxArgumentBytes
   // A repeated id is renamed behind the generated-id prefix: an id Gemini did not issue must never be sent back.
   const ids = new ResponseCallIds(newCallId, { prefix: GENERATED_CALL_ID_PREFIX })
   let current: OpenBlock | undefined
+  let streamed: StreamedCall | undefined
   let nextIndex = 0
   let started = false
   /** Set by finishReason; completion is reported at `end()` because a usage-only chunk may still follow. */
@@ -126,9 +175,18 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
 
   const takeUsage = (): Array<Event> => {
     if (usage === undefined) return []
-    const event: Event = { type: "usage", ...neutralUsage(usage) }
+    const raw = boundedRawUsage(usage)
+    const event: Event = { type: "usage", ...neutralGeminiUsage(usage), ...(raw === undefined ? {} : { raw }) }
     usage = undefined
     return [event]
+  }
+
+  /** A streamed call cut short: aborted, so nobody runs a tool on the arguments it had so far. */
+  const abortStreamed = (reason: string): Array<Event> => {
+    if (streamed === undefined) return []
+    const { index } = streamed
+    streamed = undefined
+    return [{ type: "block_abort", index, reason }]
   }
 
   const fail = (code: string, message: string, abortReason: string): Array<Event> => {
@@ -136,26 +194,57 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
     const events: Array<Event> = [{ type: "error", code, message }]
     if (current !== undefined) events.push({ type: "block_abort", index: current.index, reason: abortReason })
     current = undefined
+    events.push(...abortStreamed(abortReason))
     return [...events, ...takeUsage(), { type: "status", status: "failed" }]
   }
 
+  /** Applies a streamed call's `partialArgs`; a part without `willContinue` ends the call. */
+  const continueStreamed = (open: StreamedCall, call: NonNullable<GeminiPart["functionCall"]>): Array<Event> => {
+    const pieces = call.partialArgs
+    if (pieces !== undefined) {
+      if (!Array.isArray(pieces)) throw new LlmProtocolError({ message: "Gemini stream: functionCall partialArgs is not a list" })
+      for (const piece of pieces) open.args.apply(piece)
+    }
+    if (call.willContinue === true) return []
+    streamed = undefined
+    sawFunctionCall = true
+    return [
+      { type: "block_delta", index: open.index, delta: { kind: "input_json", json: open.args.text() } },
+      { type: "block_stop", index: open.index }
+    ]
+  }
+
   const functionCall = (part: GeminiPart, call: NonNullable<GeminiPart["functionCall"]>): Array<Event> => {
-    if (call.name === undefined) throw new LlmProtocolError({ message: "Gemini stream: functionCall part without a name" })
-    const events = close()
+    if (call.name === undefined) {
+      // Without a name a part can only continue a streamed call (an empty `{}` ends it).
+      if (streamed === undefined) throw new LlmProtocolError({ message: "Gemini stream: functionCall part without a name" })
+      if (call.id !== undefined && streamed.wireId !== undefined && call.id !== streamed.wireId) {
+        throw new LlmProtocolError({ message: `Gemini stream: a streamed functionCall part for ${quote(call.id)} while ${quote(streamed.wireId)} is open` })
+      }
+      const events: Array<Event> = []
+      if (part.thoughtSignature !== undefined) signature(part.thoughtSignature, events)
+      return [...events, ...continueStreamed(streamed, call)]
+    }
+    const events = [...abortStreamed("another function call began before this one's arguments were complete"), ...close()]
     const index = nextIndex++
     const id = ids.take(call.id)
+    events.push({
+      type: "block_start",
+      index,
+      block: {
+        kind: "tool_use",
+        id,
+        name: call.name,
+        ...(part.thoughtSignature === undefined ? {} : { thoughtSignature: part.thoughtSignature })
+      }
+    })
+    if (call.willContinue === true || call.partialArgs !== undefined) {
+      const open: StreamedCall = { index, wireId: call.id, args: new GeminiPartialArgs(id, maxArgumentBytes, call.args) }
+      streamed = open
+      return [...events, ...continueStreamed(open, call)]
+    }
     sawFunctionCall = true
     events.push(
-      {
-        type: "block_start",
-        index,
-        block: {
-          kind: "tool_use",
-          id,
-          name: call.name,
-          ...(part.thoughtSignature === undefined ? {} : { thoughtSignature: part.thoughtSignature })
-        }
-      },
       { type: "block_delta", index, delta: { kind: "input_json", json: parsedJsonText(call.args ?? {}) } },
       { type: "block_stop", index }
     )
@@ -177,9 +266,20 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
     events.push(...close())
   }
 
+  /** A whole part kept as a provider item, in its place between the blocks around it. */
+  const providerPart = (part: GeminiPart, kind: string): Array<Event> => {
+    const events = close()
+    events.push({ type: "provider_output", index: nextIndex++, item: providerItem("gemini", kind, part, `Gemini ${kind} part`) })
+    return events
+  }
+
   const part = (part: GeminiPart): Array<Event> => {
+    if (isUnmodelledPart(part)) return providerPart(part, partKind(part))
+    const callName = part.functionCall?.name
+    if (callName !== undefined && options.isServerCall?.(callName) === true) return providerPart(part, "functionCall")
     if (part.functionCall !== undefined) return functionCall(part, part.functionCall)
-    const events: Array<Event> = []
+    // Content of another kind ends a streamed call before its last part came; an empty part is no content.
+    const events: Array<Event> = part.text ? abortStreamed("the function call's arguments were interrupted by other content") : []
     if (part.thought === true) {
       const block = ensureOpen("thinking", events)
       if (part.text) events.push({ type: "block_delta", index: block.index, delta: { kind: "thinking", text: part.text } })
@@ -201,8 +301,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
       const code = error.status ?? (error.code === undefined ? "provider_error" : String(error.code))
       return fail(code, error.message ?? `Gemini reported ${code}`, "the provider reported an error")
     }
-    if (chunk.usageMetadata !== undefined) usage = chunk.usageMetadata
-    if (stopReason !== undefined) return []
+    if (chunk.usageMetadata !== undefined) usage = mergeUsage(usage, chunk.usageMetadata)
     const events: Array<Event> = []
     if (!started) {
       started = true
@@ -216,9 +315,18 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
         : [...events, ...fail("prompt_blocked", `Gemini blocked the prompt (${blockReason})`, "prompt blocked")]
     }
     for (const each of candidate.content?.parts ?? []) events.push(...part(each))
+    for (const kind of ["groundingMetadata", "urlContextMetadata"] as const) {
+      const metadata = candidate[kind]
+      if (typeof metadata === "object" && metadata !== null) {
+        // Grounding belongs to the candidate's answer: it is tied to the text block still open, if any.
+        const citation = { scheme: "gemini", kind, json: providerJsonText(metadata, `Gemini ${kind}`) } as const
+        events.push(current?.kind === "text" ? { type: "citation", index: current.index, citation } : { type: "citation", citation })
+      }
+    }
     if (candidate.finishReason !== undefined) {
+      // Not final: parts may follow (the last finishReason wins), each opening a block of its own.
       stopReason = geminiStopReason(candidate.finishReason, sawFunctionCall)
-      events.push(...close(stopReason))
+      events.push(...abortStreamed("finishReason before the function call's arguments were complete"), ...close(stopReason))
     }
     return events
   }
@@ -233,7 +341,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}): StreamD
       if (finished) return []
       if (stopReason !== undefined) {
         finished = true
-        return [...takeUsage(), { type: "status", status: "completed", stopReason }]
+        return [...abortStreamed("the stream ended before the function call's arguments were complete"), ...takeUsage(), { type: "status", status: "completed", stopReason }]
       }
       return fail("incomplete_stream", "the Gemini stream ended without a finishReason", "stream ended before the block was complete")
     }

@@ -1,9 +1,11 @@
 import { geminiSubsetToolsFragment, toolNames, toolsFragment } from "../../schema/provider-tools.ts"
+import { hostedToolEntries, withHostedTools } from "../hosted-tools.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
 import type { Request } from "../request.ts"
 import type { ConfigWarning } from "../scheme.ts"
-import { resolveGeminiSettings } from "./gemini-config.ts"
+import { type GeminiEndpointFeatures, resolveGeminiSettings } from "./gemini-config.ts"
 import { cachedGeminiContents, type GeminiFragments, geminiContents } from "./gemini-contents.ts"
+import { foreignOutputWarnings } from "./foreign-output.ts"
 
 /**
  * How tool schemas are sent: `parametersJsonSchema` (JSON Schema, current endpoints) or the OpenAPI-subset
@@ -22,15 +24,25 @@ export type GeminiToolSchemas = "json-schema" | "openapi-subset"
 export const buildGeminiRequest = (
   request: Request,
   toolSchemas: GeminiToolSchemas = "json-schema",
+  endpoint: GeminiEndpointFeatures = {},
   fragments?: GeminiFragments
 ): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const names = toolNames(request.tools, "gemini")
-  const { settings, warnings } = resolveGeminiSettings(request)
+  const { settings, warnings } = resolveGeminiSettings(request, endpoint)
   const history =
     fragments === undefined
       ? geminiContents(request.items, names)
       : { contents: cachedGeminiContents(fragments, request.items, names), warnings: [] }
   const calling = settings.functionCalling
+  // Each hosted tool is a Tool entry of its own ({googleSearch:{}}), after the one holding the declarations.
+  const tools = withHostedTools(
+    request.tools.length === 0
+      ? undefined
+      : toolSchemas === "json-schema"
+        ? toolsFragment(request.tools, "gemini")
+        : geminiSubsetToolsFragment(request.tools),
+    hostedToolEntries(request.config.hostedTools, "gemini")
+  )
   const generationConfig = {
     stopSequences: settings.stopSequences,
     maxOutputTokens: settings.maxOutputTokens,
@@ -45,21 +57,22 @@ export const buildGeminiRequest = (
   const body = jsonBody({
     systemInstruction:
       request.systemPrompt === undefined || request.systemPrompt === "" ? undefined : { parts: [{ text: request.systemPrompt }] },
-    tools:
-      request.tools.length === 0
-        ? undefined
-        : rawJson(toolSchemas === "json-schema" ? toolsFragment(request.tools, "gemini") : geminiSubsetToolsFragment(request.tools)),
+    tools: tools === undefined ? undefined : rawJson(tools),
     toolConfig:
-      calling === undefined
+      calling === undefined && settings.streamFunctionCallArguments === undefined
         ? undefined
         : {
-            functionCallingConfig:
-              "allowedFunctionNames" in calling
-                ? { mode: calling.mode, allowedFunctionNames: calling.allowedFunctionNames.map((name) => names.toWire(name)) }
-                : { mode: calling.mode }
+            functionCallingConfig: {
+              mode: calling?.mode,
+              allowedFunctionNames:
+                calling !== undefined && "allowedFunctionNames" in calling
+                  ? calling.allowedFunctionNames.map((name) => names.toWire(name))
+                  : undefined,
+              streamFunctionCallArguments: settings.streamFunctionCallArguments
+            }
           },
     generationConfig: Object.values(generationConfig).every((value) => value === undefined) ? undefined : generationConfig,
     contents: history.contents
   })
-  return { body, warnings: [...warnings, ...history.warnings] }
+  return { body, warnings: [...warnings, ...history.warnings, ...foreignOutputWarnings(request, "gemini")] }
 }

@@ -8,7 +8,18 @@ export interface GeminiPart {
   /** True on thought-summary parts (only sent when `includeThoughts` is on); never visible text. */
   readonly thought?: boolean
   readonly thoughtSignature?: string
-  readonly functionCall?: { readonly id?: string; readonly name?: string; readonly args?: unknown }
+  readonly functionCall?: {
+    readonly id?: string
+    readonly name?: string
+    readonly args?: unknown
+    /**
+     * Streamed arguments (only when the request sets `streamFunctionCallArguments`; Vertex AI, not in the Gemini
+     * API's v1beta reference): pieces `{jsonPath, stringValue | numberValue | boolValue | nullValue, willContinue}`.
+     */
+    readonly partialArgs?: unknown
+    /** True while more parts of this streamed call follow; a part without it ends the call. */
+    readonly willContinue?: boolean
+  }
 }
 
 export interface GeminiUsageMetadata {
@@ -25,6 +36,9 @@ export interface GeminiStreamChunk {
     readonly content?: { readonly parts?: ReadonlyArray<GeminiPart>; readonly role?: string }
     readonly finishReason?: string
     readonly index?: number
+    /** Sources for a grounded answer (Google Search, URL context); kept as a citation. */
+    readonly groundingMetadata?: unknown
+    readonly urlContextMetadata?: unknown
   }>
   readonly promptFeedback?: { readonly blockReason?: string }
   readonly usageMetadata?: GeminiUsageMetadata

@@ -1,6 +1,8 @@
 import { toolNames } from "../../schema/provider-tools.ts"
+import type { Request } from "../request.ts"
 import type { Scheme } from "../scheme.ts"
 import { createGeminiDecoder, type GeminiDecoderOptions } from "./gemini-decoder.ts"
+import type { GeminiEndpointFeatures } from "./gemini-config.ts"
 import { type GeminiToolSchemas, buildGeminiRequest } from "./gemini-request.ts"
 import { geminiFragments } from "./gemini-contents.ts"
 import { withNeutralToolNames } from "./neutral-tool-names.ts"
@@ -10,6 +12,13 @@ export type { GeminiToolSchemas } from "./gemini-request.ts"
 export interface GeminiSchemeOptions extends GeminiDecoderOptions {
   /** `openapi-subset` for endpoints that predate `parametersJsonSchema`; `json-schema` by default. */
   readonly toolSchemas?: GeminiToolSchemas
+  /**
+   * Ask for function-call arguments streamed in pieces (`toolConfig.functionCallingConfig.streamFunctionCallArguments`,
+   * sent only when the request has tools). Off by default: Vertex AI accepts it for Gemini 3 models, but the
+   * Gemini API (`generativelanguage.googleapis.com`, v1beta) does not define the field and refuses the request.
+   * The decoder reads streamed arguments whether or not this is set.
+   */
+  readonly streamFunctionCallArguments?: boolean
 }
 
 /**
@@ -21,22 +30,41 @@ export interface GeminiSchemeOptions extends GeminiDecoderOptions {
  * neutral ones. For an endpoint without JSON Schema support, `makeGeminiScheme({ toolSchemas: "openapi-subset" })`
  * and a custom provider (`{ ...gemini, scheme }`).
  */
+const endpointOf = (options: GeminiSchemeOptions): GeminiEndpointFeatures =>
+  options.streamFunctionCallArguments === true ? { streamFunctionCallArguments: true } : {}
+
+/**
+ * With a server-side MCP tool declared (a hosted tool with `mcpServers`), a call to a name the request does not
+ * declare as a function is Gemini's own (it sends the response in the same turn): kept, not executed here.
+ */
+const serverCalls = (request: Request): { readonly isServerCall?: (name: string) => boolean } => {
+  const mcp = (request.config.hostedTools ?? []).some((tool) => tool.scheme === "gemini" && "mcpServers" in tool.definition)
+  if (!mcp) return {}
+  const names = toolNames(request.tools, "gemini")
+  const declared = new Set(request.tools.map((tool) => names.toWire(tool.name)))
+  return { isServerCall: (name) => !declared.has(name) }
+}
+
 export const makeGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme => {
   const fragments = geminiFragments()
+  const endpoint = endpointOf(options)
   return {
-  name: "gemini",
-  ...(options.toolSchemas === "openapi-subset" ? { toolLintTarget: "gemini-subset" as const } : {}),
-  encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas, fragments).body,
-  decoder: (request) =>
-    withNeutralToolNames(createGeminiDecoder(options), request === undefined ? undefined : toolNames(request.tools, "gemini")),
-  validate: (request) => buildGeminiRequest(request, options.toolSchemas).warnings
+    name: "gemini",
+    ...(options.toolSchemas === "openapi-subset" ? { toolLintTarget: "gemini-subset" as const } : {}),
+    encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas, endpoint, fragments).body,
+    decoder: (request, decoderOptions) =>
+      withNeutralToolNames(
+        createGeminiDecoder(request === undefined ? options : { ...options, ...serverCalls(request) }, decoderOptions),
+        request === undefined ? undefined : toolNames(request.tools, "gemini")
+      ),
+    validate: (request) => buildGeminiRequest(request, options.toolSchemas, endpoint).warnings
   }
 }
 
 /** The same scheme without the fragment cache, the history printed whole: tests hold both to the same bytes. */
 export const uncachedGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme => ({
   ...makeGeminiScheme(options),
-  encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas).body
+  encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas, endpointOf(options)).body
 })
 
 export const geminiScheme: Scheme = makeGeminiScheme()

@@ -19,6 +19,11 @@ export class BlockTracker {
     return this.open.get(key)?.index
   }
 
+  /** An index from the same sequence for something that is not a block (a provider output, decision 0025). */
+  reserve(): number {
+    return this.nextIndex++
+  }
+
   start(key: string, block: BlockMeta, out: Array<Event>): number {
     const index = this.nextIndex++
     this.open.set(key, { index, kind: block.kind })
@@ -26,7 +31,8 @@ export class BlockTracker {
     return index
   }
 
-  stop(key: string, out: Array<Event>, stopReason?: StopReason, reasoning?: ReasoningData): void {
+  /** `final`: the block's whole value from the provider's closing event (see `block_stop.final`). */
+  stop(key: string, out: Array<Event>, stopReason?: StopReason, reasoning?: ReasoningData, final?: string): void {
     const entry = this.open.get(key)
     if (entry === undefined) return
     this.open.delete(key)
@@ -34,7 +40,8 @@ export class BlockTracker {
       type: "block_stop",
       index: entry.index,
       ...(stopReason === undefined ? {} : { stopReason }),
-      ...(reasoning === undefined ? {} : { reasoning })
+      ...(reasoning === undefined ? {} : { reasoning }),
+      ...(final === undefined ? {} : { final })
     })
   }
 

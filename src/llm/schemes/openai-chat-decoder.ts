@@ -138,6 +138,9 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
   }
 
   const chunk = (record: JsonRecord, out: Array<Event>) => {
+    // Read before the error branch: OpenRouter sends the failure and the usage it billed in one chunk.
+    const usage = recordField(record, "usage")
+    if (usage !== undefined) lastUsage = usage
     const error = record["error"]
     if (error !== undefined) {
       const detail = isRecord(error) ? error : {}
@@ -168,8 +171,6 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
         if (reason !== undefined) finish(reason, out)
       }
     }
-    const usage = recordField(record, "usage")
-    if (usage !== undefined) lastUsage = usage
   }
 
   return {

@@ -6,6 +6,7 @@ import type { ContentPart, FunctionCallItem, Item } from "../item.ts"
 import type { Request, ToolChoice } from "../request.ts"
 import type { ConfigWarning, Scheme } from "../scheme.ts"
 import { makeOpenAiChatDecoder } from "./openai-chat-decoder.ts"
+import { foreignOutputWarnings } from "./foreign-output.ts"
 import { configWarning, toolOutputText } from "./openai-wire.ts"
 
 /**
@@ -163,6 +164,9 @@ const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean, names: Nam
         if (names !== undefined) out.push({ role: "tool", tool_call_id: item.callId, content: toolOutputText(item.output, item.isError) })
         onMessage?.(position, position + 1)
         break
+      case "provider_item":
+        // Another wire format's output (decision 0025); validate() reports it left out.
+        break
       case "reasoning":
         // Reasoning precedes what it led to: it opens the assistant turn it belongs to.
         if (echoReasoning && item.data === undefined && item.text !== "") {
@@ -231,6 +235,8 @@ const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
   if (assistantHasImage(request.items)) {
     out.push(warn("items", "Chat assistant messages cannot carry images; they are not sent"))
   }
+  // Chat has no output kinds of its own left unmodelled, so every provider item and hosted tool is foreign here.
+  out.push(...foreignOutputWarnings(request, "openai-chat"))
   return out
 }
 

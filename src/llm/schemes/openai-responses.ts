@@ -1,11 +1,13 @@
 import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
 import { FragmentCache, flat, plainContext } from "../fragment-cache.ts"
+import { hostedToolEntries, withHostedTools } from "../hosted-tools.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
 import type { JsonBodyValue } from "../json-body.ts"
 import type { ContentPart, Item } from "../item.ts"
 import type { Request, ToolChoice } from "../request.ts"
 import type { ConfigWarning, Scheme } from "../scheme.ts"
 import { makeOpenAiResponsesDecoder } from "./openai-responses-decoder.ts"
+import { foreignOutputWarnings } from "./foreign-output.ts"
 import { configWarning, toolOutputText } from "./openai-wire.ts"
 
 type Names = { toWire(name: string): string }
@@ -46,6 +48,9 @@ const inputItem = (item: Item, names: Names): JsonBodyValue | undefined => {
         summary: item.text === "" ? [] : [{ type: "summary_text", text: item.text }],
         encrypted_content: item.data.encryptedContent
       }
+    case "provider_item":
+      // The output item goes back as it came (decision 0025); Responses accepts its output items as input.
+      return item.scheme === "openai-responses" ? rawJson(item.json) : undefined
   }
 }
 
@@ -102,6 +107,7 @@ const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
     (item) => item.type === "message" && item.role === "assistant" && item.content.some((p) => p.type === "input_image")
   )
   if (assistantImage) out.push(warn("items", "Responses assistant messages cannot carry images; they are not sent"))
+  out.push(...foreignOutputWarnings(request, "openai-responses"))
   return out
 }
 
@@ -121,11 +127,15 @@ const responsesScheme = (history: (items: ReadonlyArray<Item>, names: Names) => 
     const withTools = request.tools.length > 0
     const input = history(request.items, names)
     const reasoning = config.reasoning
+    const tools = withHostedTools(
+      withTools ? toolsFragment(request.tools, "openai-responses") : undefined,
+      hostedToolEntries(config.hostedTools, "openai-responses")
+    )
     // Key order puts the history last, so everything before it stays byte-identical while a conversation grows.
     return jsonBody({
       model: request.model,
       instructions: request.systemPrompt,
-      tools: withTools ? rawJson(toolsFragment(request.tools, "openai-responses")) : undefined,
+      tools: tools === undefined ? undefined : rawJson(tools),
       tool_choice: withTools && config.toolChoice !== undefined ? toolChoice(config.toolChoice, names) : undefined,
       parallel_tool_calls: withTools ? config.parallelToolCalls : undefined,
       max_output_tokens: config.maxTokens,

@@ -4,13 +4,14 @@ import type { Event } from "../../../src/llm/event.ts"
 import { LlmProtocolError } from "../../../src/llm/llm-error.ts"
 import { createAnthropicDecoder } from "../../../src/llm/schemes/anthropic-decoder.ts"
 import { parseSseText } from "../../../src/llm/sse.ts"
+import { withoutRawUsage } from "./without-raw-usage.ts"
 
 const fixture = (name: string): string =>
   readFileSync(new URL(`../../fixtures/sse/anthropic/${name}.sse`, import.meta.url), "utf8")
 
 const decode = (text: string): Array<Event> => {
   const decoder = createAnthropicDecoder()
-  return [...parseSseText(text).flatMap((message) => decoder.push(message)), ...decoder.end()]
+  return withoutRawUsage([...parseSseText(text).flatMap((message) => decoder.push(message)), ...decoder.end()])
 }
 
 describe("Anthropic stream decoder", () => {
@@ -101,6 +102,68 @@ describe("Anthropic stream decoder", () => {
     expect(events.filter((event) => event.type === "block_stop")).toEqual([{ type: "block_stop", index: 0 }])
   })
 
+  it("refuses a second message_start with another id: no merged message, the open tool call aborted, never stopped", () => {
+    const decoder = createAnthropicDecoder()
+    const events: Array<Event> = []
+    let thrown: unknown
+    for (const message of parseSseText(fixture("spliced-message-start"))) {
+      try {
+        events.push(...decoder.push(message))
+      } catch (error) {
+        thrown = error
+        break
+      }
+    }
+    expect(thrown).toBeInstanceOf(LlmProtocolError)
+    expect((thrown as LlmProtocolError).message).toBe(
+      'Anthropic stream: a second message_start ("msg_01SpliceSecond2Mx6Jp0Ye8" after "msg_01SpliceFirst7Hq2Lw9Zr4Tn") inside one response'
+    )
+    // What the transport does on a thrown decoder: end() closes what is open.
+    events.push(...decoder.end())
+    expect(events.filter((event) => event.type === "block_start").map((event) => event.index)).toEqual([0, 1])
+    expect(events.filter((event) => event.type === "block_stop")).toEqual([
+      { type: "block_stop", index: 0, reasoning: { provider: "anthropic", signature: "c2lnbmF0dXJlLW9mLXRoZS1maXJzdC1tZXNzYWdl" } }
+    ])
+    expect(events).toContainEqual({ type: "block_abort", index: 1, reason: "stream ended before the block was complete" })
+    expect(JSON.stringify(events)).not.toContain("A date is asked for")
+  })
+
+  it("ignores a repeated message_start for the same message before any content", () => {
+    expect(decode(fixture("duplicate-message-start"))).toEqual([
+      { type: "status", status: "started" },
+      { type: "block_start", index: 0, block: { kind: "text" } },
+      { type: "block_delta", index: 0, delta: { kind: "text", text: "Good morning" } },
+      { type: "block_delta", index: 0, delta: { kind: "text", text: " to you too." } },
+      { type: "block_stop", index: 0 },
+      { type: "usage", inputTokens: 21, outputTokens: 9, totalTokens: 30, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      { type: "status", status: "completed", stopReason: "end_turn" }
+    ])
+  })
+
+  it("refuses the same message started again once its content began (a replay would repeat the content)", () => {
+    const decoder = createAnthropicDecoder()
+    const push = (data: object) => decoder.push({ event: "x", data: JSON.stringify(data) })
+    push({ type: "message_start", message: { id: "msg_a" } })
+    push({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } })
+    expect(() => push({ type: "message_start", message: { id: "msg_a" } })).toThrow(
+      'Anthropic stream: a second message_start ("msg_a", after content) inside one response'
+    )
+  })
+
+  it("quotes the ids of a refused second message_start bounded", () => {
+    const decoder = createAnthropicDecoder()
+    const push = (data: object) => decoder.push({ event: "x", data: JSON.stringify(data) })
+    push({ type: "message_start", message: {} })
+    let message = ""
+    try {
+      push({ type: "message_start", message: { id: "m".repeat(100_000) } })
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toContain("after one without an id")
+    expect(message.length).toBeLessThan(300)
+  })
+
   it("sends a tool's start input when no input_json_delta carries text", () => {
     const decoder = createAnthropicDecoder()
     const push = (data: object) => decoder.push({ event: "x", data: JSON.stringify(data) })
@@ -132,15 +195,26 @@ describe("Anthropic stream decoder", () => {
     expect(push({ type: "content_block_stop", index: 0 })).toEqual([{ type: "block_stop", index: 0 }])
   })
 
-  it("skips blocks it does not model without shifting the indices of the others", () => {
+  it("keeps blocks it does not model as provider items, in the same index sequence (decision 0025)", () => {
     const decoder = createAnthropicDecoder()
     const push = (data: object) => decoder.push({ event: "x", data: JSON.stringify(data) })
     push({ type: "message_start", message: {} })
     expect(push({ type: "content_block_start", index: 0, content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} } })).toEqual([])
     expect(push({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "{}" } })).toEqual([])
-    expect(push({ type: "content_block_stop", index: 0 })).toEqual([])
+    expect(push({ type: "content_block_stop", index: 0 })).toEqual([
+      {
+        type: "provider_output",
+        index: 0,
+        item: {
+          type: "provider_item",
+          scheme: "anthropic",
+          kind: "server_tool_use",
+          json: '{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}'
+        }
+      }
+    ])
     expect(push({ type: "content_block_start", index: 1, content_block: { type: "text", text: "" } })).toEqual([
-      { type: "block_start", index: 0, block: { kind: "text" } }
+      { type: "block_start", index: 1, block: { kind: "text" } }
     ])
   })
 

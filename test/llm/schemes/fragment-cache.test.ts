@@ -1,7 +1,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { isCacheable, MAX_VARIANTS } from "../../../src/llm/fragment-cache.ts"
-import type { ContentPart, Item, ReasoningData } from "../../../src/llm/item.ts"
+import { HostedTool } from "../../../src/llm/hosted-tools.ts"
+import type { ContentPart, Item, ProviderItemScheme, ReasoningData } from "../../../src/llm/item.ts"
 import type { Request, ToolSpec } from "../../../src/llm/request.ts"
 import type { Scheme } from "../../../src/llm/scheme.ts"
 import { anthropicScheme, uncachedAnthropicScheme } from "../../../src/llm/schemes/anthropic.ts"
@@ -50,7 +51,27 @@ const reasoningData: fc.Arbitrary<ReasoningData | undefined> = fc.oneof(
   fc.record({ provider: fc.constant("gemini" as const), thoughtSignature: fc.constantFrom("ts-1", "ts-2") })
 )
 
+/**
+ * Provider items of every scheme (each scheme sends back its own and drops the others'): object texts as a
+ * provider sends them, and as a caller's history may hold them (surrounding whitespace, an empty object).
+ */
+const providerJson = fc.constantFrom(
+  '{"type":"web_search_call","id":"ws_1","status":"completed"}',
+  '{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"😀 \\"q\\""}}',
+  '{"executableCode":{"language":"PYTHON","code":"print(1)"}}',
+  "{}",
+  ' {"type":"x", "a": [1, {"b": {}}]}\n',
+  '{"nested":{}}'
+)
+const providerItem = fc.record({
+  type: fc.constant("provider_item" as const),
+  scheme: fc.constantFrom<ProviderItemScheme>("openai-responses", "anthropic", "gemini"),
+  kind: fc.constantFrom("web_search_call", "server_tool_use", "executableCode"),
+  json: providerJson
+})
+
 const item: fc.Arbitrary<Item> = fc.oneof(
+  providerItem,
   fc.record({ type: fc.constant("message" as const), role: fc.constantFrom("user" as const, "assistant" as const), content: fc.array(part, { maxLength: 3 }) }),
   fc
     .record({ callId: callIds, name: toolName, arguments: args, thoughtSignature: fc.option(fc.constantFrom("ts-call"), { nil: undefined }) })
@@ -74,12 +95,26 @@ const TOOL_SETS: ReadonlyArray<ReadonlyArray<ToolSpec>> = [
   [readFile, weather]
 ]
 
+/** Hosted-tool sets, for every scheme (each sends its own after the function tools and leaves the rest out). */
+const HOSTED_SETS: ReadonlyArray<ReadonlyArray<HostedTool> | undefined> = [
+  undefined,
+  Object.freeze([HostedTool.openAiWebSearch({ searchContextSize: "low" }), HostedTool.anthropicWebSearch({ maxUses: 2 })]),
+  Object.freeze([HostedTool.geminiCodeExecution(), HostedTool.geminiGoogleSearch(), HostedTool.anthropicCodeExecution()]),
+  [HostedTool.openAiWebSearch(), HostedTool.geminiUrlContext()]
+]
+
 const PAIRS: ReadonlyArray<readonly [string, () => Scheme, Scheme]> = [
   ["openai-chat", () => makeOpenAiChatScheme(), uncachedOpenAiChatScheme()],
   ["openai-chat echoReasoning", () => makeOpenAiChatScheme({ echoReasoning: true }), uncachedOpenAiChatScheme({ echoReasoning: true })],
   ["openai-responses", () => openAiResponsesScheme, uncachedOpenAiResponsesScheme],
   ["anthropic", () => anthropicScheme, uncachedAnthropicScheme],
-  ["gemini", () => makeGeminiScheme(), uncachedGeminiScheme()]
+  ["gemini", () => makeGeminiScheme(), uncachedGeminiScheme()],
+  [
+    "gemini streamFunctionCallArguments",
+    () => makeGeminiScheme({ streamFunctionCallArguments: true }),
+    uncachedGeminiScheme({ streamFunctionCallArguments: true })
+  ],
+  ["gemini openapi-subset", () => makeGeminiScheme({ toolSchemas: "openapi-subset" }), uncachedGeminiScheme({ toolSchemas: "openapi-subset" })]
 ]
 
 /** One request of a sequence: a history made of pool items (so items recur in new contexts), a tool set, a lock. */
@@ -87,6 +122,7 @@ const requestSpec = (poolSize: number) =>
   fc.record({
     picks: fc.array(fc.nat({ max: poolSize - 1 }), { maxLength: 14 }),
     tools: fc.nat({ max: TOOL_SETS.length - 1 }),
+    hosted: fc.nat({ max: HOSTED_SETS.length - 1 }),
     prefix: fc.option(fc.nat({ max: 14 }), { nil: undefined }),
     system: fc.option(fc.constantFrom("Be brief.", ""), { nil: undefined })
   })
@@ -97,7 +133,7 @@ const scenario = fc.array(poolItem, { minLength: 1, maxLength: 12 }).chain((pool
 
 const toRequest = (
   pool: ReadonlyArray<Item>,
-  spec: { picks: ReadonlyArray<number>; tools: number; prefix: number | undefined; system: string | undefined },
+  spec: { picks: ReadonlyArray<number>; tools: number; hosted: number; prefix: number | undefined; system: string | undefined },
   before: ReadonlyArray<Item>
 ): Request => {
   const items = [...before, ...spec.picks.map((i) => pool[i] as Item)]
@@ -106,7 +142,7 @@ const toRequest = (
     ...(spec.system === undefined ? {} : { systemPrompt: spec.system }),
     items,
     tools: TOOL_SETS[spec.tools] as ReadonlyArray<ToolSpec>,
-    config: {},
+    config: HOSTED_SETS[spec.hosted] === undefined ? {} : { hostedTools: HOSTED_SETS[spec.hosted] as ReadonlyArray<HostedTool> },
     ...(spec.prefix === undefined ? {} : { promptCache: { prefixItems: Math.min(spec.prefix, items.length) } })
   }
 }
@@ -123,7 +159,10 @@ describe("fragment cache", () => {
           for (const spec of requests) {
             const request = toRequest(pool, spec, grow ? history : [])
             history = request.items
-            expect(scheme.encodeRequest(request)).toBe(uncached.encodeRequest(request))
+            const body = uncached.encodeRequest(request)
+            expect(scheme.encodeRequest(request)).toBe(body)
+            // Both forms write one JSON document whatever the history holds (provider items spliced in, marked).
+            expect(() => JSON.parse(body) as unknown).not.toThrow()
             // Asked twice, the second answer comes from the cache.
             expect(scheme.encodeRequest(request)).toBe(uncached.encodeRequest(request))
           }
@@ -132,6 +171,21 @@ describe("fragment cache", () => {
       )
     })
   }
+
+  it("an Anthropic provider block gets one cache breakpoint, also when it ends both the prefix and the history", () => {
+    for (const json of ['{"type":"server_tool_use","id":"s","name":"web_search","input":{}}', "{}", ' {"type":"x"}\n']) {
+      const provider = deepFreeze<Item>({ type: "provider_item", scheme: "anthropic", kind: "server_tool_use", json })
+      const items = [deepFreeze<Item>({ type: "message", role: "user", content: [{ type: "input_text", text: "q" }] }), provider]
+      const request: Request = { model: "m", items, tools: [], config: {}, promptCache: { prefixItems: 2 } }
+      for (const scheme of [anthropicScheme, uncachedAnthropicScheme]) {
+        const body = scheme.encodeRequest(request)
+        // No system prompt: the one marker is the block's, written once although the prefix end is the history's end.
+        expect(body.split('"cache_control"').length - 1).toBe(1)
+        const block = (JSON.parse(body) as { messages: Array<{ content: Array<Record<string, unknown>> }> }).messages[1]?.content[0]
+        expect(block).toEqual({ ...(JSON.parse(json) as object), cache_control: { type: "ephemeral" } })
+      }
+    }
+  })
 
   it("a caller's plain item edited in place is encoded afresh", () => {
     for (const [, cached, uncached] of PAIRS) {

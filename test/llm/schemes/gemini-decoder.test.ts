@@ -5,6 +5,7 @@ import { LlmProtocolError } from "../../../src/llm/llm-error.ts"
 import { createGeminiDecoder, GENERATED_CALL_ID_PREFIX, isGeneratedCallId } from "../../../src/llm/schemes/gemini-decoder.ts"
 import type { StreamDecoder } from "../../../src/llm/scheme.ts"
 import { parseSseText } from "../../../src/llm/sse.ts"
+import { withoutRawUsage } from "./without-raw-usage.ts"
 
 const fixture = (name: string): string =>
   readFileSync(new URL(`../../fixtures/sse/gemini/${name}.sse`, import.meta.url), "utf8")
@@ -14,10 +15,8 @@ const sequentialIds = () => {
   return () => `${GENERATED_CALL_ID_PREFIX}${++n}`
 }
 
-const run = (decoder: StreamDecoder, text: string): Array<Event> => [
-  ...parseSseText(text).flatMap((message) => decoder.push(message)),
-  ...decoder.end()
-]
+const run = (decoder: StreamDecoder, text: string): Array<Event> =>
+  withoutRawUsage([...parseSseText(text).flatMap((message) => decoder.push(message)), ...decoder.end()])
 
 const decode = (text: string): Array<Event> => run(createGeminiDecoder({ newCallId: sequentialIds() }), text)
 
@@ -34,7 +33,7 @@ describe("Gemini stream decoder", () => {
       { type: "block_delta", index: 0, delta: { kind: "text", text: "Hello" } },
       { type: "block_delta", index: 0, delta: { kind: "text", text: "! How can I help you today?" } },
       { type: "block_stop", index: 0, stopReason: "end_turn" },
-      { type: "usage", inputTokens: 8, outputTokens: 30, totalTokens: 38 },
+      { type: "usage", inputTokens: 8, outputTokens: 30, reasoningTokens: 21, totalTokens: 38 },
       { type: "status", status: "completed", stopReason: "end_turn" }
     ])
   })
@@ -52,7 +51,7 @@ describe("Gemini stream decoder", () => {
       { type: "block_start", index: 1, block: { kind: "tool_use", id: `${GENERATED_CALL_ID_PREFIX}2`, name: "get_weather" } },
       { type: "block_delta", index: 1, delta: { kind: "input_json", json: '{"location":"Tokyo"}' } },
       { type: "block_stop", index: 1 },
-      { type: "usage", inputTokens: 74, outputTokens: 142, totalTokens: 216 },
+      { type: "usage", inputTokens: 74, outputTokens: 142, reasoningTokens: 112, totalTokens: 216 },
       { type: "status", status: "completed", stopReason: "tool_use" }
     ])
   })
@@ -93,14 +92,14 @@ describe("Gemini stream decoder", () => {
       },
       { type: "block_delta", index: 1, delta: { kind: "input_json", json: '{"timezone":"Europe/Berlin"}' } },
       { type: "block_stop", index: 1 },
-      { type: "usage", inputTokens: 61, outputTokens: 114, totalTokens: 175 },
+      { type: "usage", inputTokens: 61, outputTokens: 114, reasoningTokens: 96, totalTokens: 175 },
       { type: "status", status: "completed", stopReason: "tool_use" }
     ])
   })
 
   it("reports cached prompt tokens and counts thoughts as output", () => {
     expect(decode(fixture("cached-usage")).filter((event) => event.type === "usage")).toEqual([
-      { type: "usage", inputTokens: 2113, outputTokens: 32, totalTokens: 2145, cacheReadTokens: 2048 }
+      { type: "usage", inputTokens: 2113, outputTokens: 32, reasoningTokens: 30, totalTokens: 2145, cacheReadTokens: 2048 }
     ])
   })
 
@@ -113,7 +112,7 @@ describe("Gemini stream decoder", () => {
       { type: "block_delta", index: 0, delta: { kind: "thinking", text: ", so I will start with the key figures" } },
       { type: "error", code: "incomplete_stream", message: "the Gemini stream ended without a finishReason" },
       { type: "block_abort", index: 0, reason: "stream ended before the block was complete" },
-      { type: "usage", inputTokens: 950, outputTokens: 38, totalTokens: 988 },
+      { type: "usage", inputTokens: 950, outputTokens: 38, reasoningTokens: 38, totalTokens: 988 },
       { type: "status", status: "failed" }
     ])
   })
@@ -128,7 +127,7 @@ describe("Gemini stream decoder", () => {
       { type: "block_delta", index: 1, delta: { kind: "text", text: "The forecast for Paris" } },
       { type: "error", code: "incomplete_stream", message: "the Gemini stream ended without a finishReason" },
       { type: "block_abort", index: 1, reason: "stream ended before the block was complete" },
-      { type: "usage", inputTokens: 40, outputTokens: 13, totalTokens: 53 },
+      { type: "usage", inputTokens: 40, outputTokens: 13, reasoningTokens: 9, totalTokens: 53 },
       { type: "status", status: "failed" }
     ])
   })
@@ -137,7 +136,7 @@ describe("Gemini stream decoder", () => {
     expect(decode(fixture("prompt-blocked"))).toEqual([
       { type: "status", status: "started" },
       { type: "error", code: "prompt_blocked", message: "Gemini blocked the prompt (PROHIBITED_CONTENT)" },
-      { type: "usage", inputTokens: 9, totalTokens: 9 },
+      { type: "usage", inputTokens: 9, outputTokens: 0, totalTokens: 9 },
       { type: "status", status: "failed" }
     ])
   })
@@ -176,7 +175,7 @@ describe("Gemini stream decoder", () => {
       { type: "block_stop", index: 0, stopReason: "max_tokens" }
     ])
     push({ usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3, totalTokenCount: 8 } })
-    expect(decoder.end()).toEqual([
+    expect(withoutRawUsage(decoder.end())).toEqual([
       { type: "usage", inputTokens: 5, outputTokens: 3, totalTokens: 8 },
       { type: "status", status: "completed", stopReason: "max_tokens" }
     ])

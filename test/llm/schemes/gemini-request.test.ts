@@ -245,3 +245,25 @@ describe("Gemini tool schemas for older endpoints", () => {
     expect(makeGeminiScheme().encodeRequest(request)).toContain('"parametersJsonSchema"')
   })
 })
+
+describe("Gemini streamed function-call arguments (opt-in)", () => {
+  it("asks for them only when the scheme opts in and the request has tools, next to the tool choice", async () => {
+    const { makeGeminiScheme } = await import("../../../src/llm/schemes/gemini.ts")
+    const streaming = makeGeminiScheme({ streamFunctionCallArguments: true })
+    const config = (scheme: typeof streaming, request: Request) =>
+      (JSON.parse(scheme.encodeRequest(request)) as { toolConfig?: unknown }).toolConfig
+    const withTools: Request = { model: MODEL, items: [Item.userText("Weather?")], tools, config: {} }
+    expect(config(streaming, withTools)).toEqual({ functionCallingConfig: { streamFunctionCallArguments: true } })
+    expect(config(streaming, { ...withTools, config: { toolChoice: { type: "tool", name: "files.read" } } })).toEqual({
+      functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["files.read"], streamFunctionCallArguments: true }
+    })
+    expect(config(streaming, { ...withTools, tools: [] })).toBeUndefined()
+    expect(streaming.validate(withTools)).toEqual([])
+    // Off by default, and off means the body is exactly what it was before the option existed.
+    expect(config(makeGeminiScheme(), withTools)).toBeUndefined()
+    expect(makeGeminiScheme({ streamFunctionCallArguments: false }).encodeRequest(withTools)).toBe(geminiScheme.encodeRequest(withTools))
+    for (const request of Object.values(SCENARIOS)) {
+      expect(makeGeminiScheme({ streamFunctionCallArguments: false }).encodeRequest(request)).toBe(geminiScheme.encodeRequest(request))
+    }
+  })
+})

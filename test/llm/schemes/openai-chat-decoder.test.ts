@@ -8,6 +8,7 @@ import { createSseParser, parseSseText } from "../../../src/llm/sse.ts"
 import { openAiChatScheme } from "../../../src/llm/schemes/openai-chat.ts"
 import { makeOpenAiChatDecoder } from "../../../src/llm/schemes/openai-chat-decoder.ts"
 import { toolNames } from "../../../src/schema/provider-tools.ts"
+import { withoutRawUsage } from "./without-raw-usage.ts"
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../fixtures/sse/openai-chat/${name}.sse`, import.meta.url), "utf8")
@@ -23,10 +24,8 @@ const request: Request = {
   config: {}
 }
 
-const run = (decoder: StreamDecoder, text: string): Array<Event> => [
-  ...parseSseText(text).flatMap((message) => decoder.push(message)),
-  ...decoder.end()
-]
+const run = (decoder: StreamDecoder, text: string): Array<Event> =>
+  withoutRawUsage([...parseSseText(text).flatMap((message) => decoder.push(message)), ...decoder.end()])
 
 const decode = (name: string) => run(openAiChatScheme.decoder(request), fixture(name))
 
@@ -58,14 +57,14 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
       { type: "block_start", index: 0, block: { kind: "text" } },
       ...["Hello", "!", " How", " can", " I", " help", "?"].map((piece) => text(0, piece)),
       { type: "block_stop", index: 0, stopReason: "end_turn" },
-      { type: "usage", inputTokens: 19, outputTokens: 8, totalTokens: 27, cacheReadTokens: 0 },
+      { type: "usage", inputTokens: 19, outputTokens: 8, reasoningTokens: 0, totalTokens: 27, cacheReadTokens: 0 },
       { type: "status", status: "completed", stopReason: "end_turn" }
     ])
   })
 
   it("usage-cached: cached prompt tokens become cacheReadTokens", () => {
     const usage = decode("usage-cached").filter((event) => event.type === "usage")
-    expect(usage).toEqual([{ type: "usage", inputTokens: 2113, outputTokens: 6, totalTokens: 2119, cacheReadTokens: 1920 }])
+    expect(usage).toEqual([{ type: "usage", inputTokens: 2113, outputTokens: 6, reasoningTokens: 0, totalTokens: 2119, cacheReadTokens: 1920 }])
   })
 
   it("parallel-tool-calls: two blocks keyed by index and id, both closed with tool_use, names mapped back", () => {
@@ -80,7 +79,7 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
       ...['{"pa', 'th":"', "notes", '.txt"}'].map((piece) => json(1, piece)),
       { type: "block_stop", index: 0, stopReason: "tool_use" },
       { type: "block_stop", index: 1, stopReason: "tool_use" },
-      { type: "usage", inputTokens: 142, outputTokens: 58, totalTokens: 200, cacheReadTokens: 0 },
+      { type: "usage", inputTokens: 142, outputTokens: 58, reasoningTokens: 0, totalTokens: 200, cacheReadTokens: 0 },
       { type: "status", status: "completed", stopReason: "tool_use" }
     ])
     expect(toolArguments(events)).toEqual({ [weather]: '{"city":"Paris","unit":"c"}', [read]: '{"path":"notes.txt"}' })
@@ -102,6 +101,20 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
       text(0, " think"),
       { type: "block_abort", index: 0, reason: message },
       { type: "error", code: "server_error", message },
+      { type: "status", status: "failed" }
+    ])
+  })
+
+  it("error-with-usage: an error chunk that also carries usage (OpenRouter) reports the usage before failing", () => {
+    const message = "Upstream provider returned an error mid-stream"
+    expect(decode("error-with-usage")).toEqual([
+      started,
+      { type: "block_start", index: 0, block: { kind: "text" } },
+      text(0, "The capital"),
+      text(0, " of France"),
+      { type: "block_abort", index: 0, reason: message },
+      { type: "usage", inputTokens: 14, outputTokens: 4, totalTokens: 18 },
+      { type: "error", code: "502", message },
       { type: "status", status: "failed" }
     ])
   })
@@ -164,7 +177,7 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
     expect(decoder.end()).toEqual([])
   })
 
-  it.each(["text", "usage-cached", "parallel-tool-calls", "error-mid-stream", "truncated", "compat-reasoning-no-ids"])(
+  it.each(["text", "usage-cached", "parallel-tool-calls", "error-mid-stream", "error-with-usage", "truncated", "compat-reasoning-no-ids"])(
     "%s decodes the same however the bytes are split into chunks",
     (name) => {
       const whole = fixture(name)
@@ -180,7 +193,7 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
             for (const message of parser.feed(whole.slice(bounds[i - 1], bounds[i]))) events.push(...decoder.push(message))
           }
           events.push(...decoder.end())
-          expect(events).toEqual(expected)
+          expect(withoutRawUsage(events)).toEqual(expected)
         }),
         { numRuns: 30 }
       )

@@ -6,6 +6,7 @@ import type { Request } from "../../../src/llm/request.ts"
 import { createSseParser, parseSseText } from "../../../src/llm/sse.ts"
 import type { Item } from "../../../src/llm/item.ts"
 import { openAiResponsesScheme } from "../../../src/llm/schemes/openai-responses.ts"
+import { withoutRawUsage } from "./without-raw-usage.ts"
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../fixtures/sse/openai-responses/${name}.sse`, import.meta.url), "utf8")
@@ -23,7 +24,7 @@ const request: Request = {
 
 const decode = (name: string): Array<Event> => {
   const decoder = openAiResponsesScheme.decoder(request)
-  return [...parseSseText(fixture(name)).flatMap((message) => decoder.push(message)), ...decoder.end()]
+  return withoutRawUsage([...parseSseText(fixture(name)).flatMap((message) => decoder.push(message)), ...decoder.end()])
 }
 
 const text = (index: number, value: string): Event => ({ type: "block_delta", index, delta: { kind: "text", text: value } })
@@ -37,15 +38,15 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       started,
       { type: "block_start", index: 0, block: { kind: "text" } },
       ...["Hello", "!", " How", " can", " I", " help", "?"].map((piece) => text(0, piece)),
-      { type: "block_stop", index: 0, stopReason: "end_turn" },
-      { type: "usage", inputTokens: 19, outputTokens: 8, totalTokens: 27, cacheReadTokens: 0 },
+      { type: "block_stop", index: 0, stopReason: "end_turn", final: "Hello! How can I help?" },
+      { type: "usage", inputTokens: 19, outputTokens: 8, reasoningTokens: 0, totalTokens: 27, cacheReadTokens: 0 },
       { type: "status", status: "completed", stopReason: "end_turn" }
     ])
   })
 
   it("usage-cached: input_tokens_details.cached_tokens becomes cacheReadTokens", () => {
     expect(decode("usage-cached").filter((event) => event.type === "usage")).toEqual([
-      { type: "usage", inputTokens: 2113, outputTokens: 6, totalTokens: 2119, cacheReadTokens: 1920 }
+      { type: "usage", inputTokens: 2113, outputTokens: 6, reasoningTokens: 0, totalTokens: 2119, cacheReadTokens: 1920 }
     ])
   })
 
@@ -54,11 +55,11 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       started,
       { type: "block_start", index: 0, block: { kind: "tool_use", id: "call_Wq3nE8rT1yU6iO0pA2sD4fG7", name: "get_weather" } },
       ...['{"ci', 'ty":"', "Paris", '","un', 'it":"c', '"}'].map((piece) => json(0, piece)),
-      { type: "block_stop", index: 0, stopReason: "tool_use" },
+      { type: "block_stop", index: 0, stopReason: "tool_use", final: '{"city":"Paris","unit":"c"}' },
       { type: "block_start", index: 1, block: { kind: "tool_use", id: "call_Rf5tG9hY2uJ7kI3oL8pZ1xC4", name: "files.read" } },
       ...['{"pa', 'th":"', "notes", '.txt"}'].map((piece) => json(1, piece)),
-      { type: "block_stop", index: 1, stopReason: "tool_use" },
-      { type: "usage", inputTokens: 142, outputTokens: 58, totalTokens: 200, cacheReadTokens: 0 },
+      { type: "block_stop", index: 1, stopReason: "tool_use", final: '{"path":"notes.txt"}' },
+      { type: "usage", inputTokens: 142, outputTokens: 58, reasoningTokens: 0, totalTokens: 200, cacheReadTokens: 0 },
       { type: "status", status: "completed", stopReason: "tool_use" }
     ])
   })
@@ -76,12 +77,13 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       {
         type: "block_stop",
         index: 0,
-        reasoning: { provider: "openai", id: "rs_68c1f3d5f6a7b8c9d0e1f2a3b4c5d6e7", encryptedContent: encrypted }
+        reasoning: { provider: "openai", id: "rs_68c1f3d5f6a7b8c9d0e1f2a3b4c5d6e7", encryptedContent: encrypted },
+        final: "**Multiplying numbers**\n\nThe user asks for 17 × 23.\n\n**Checking with the tool**\n\nI'll call multiply."
       },
       { type: "block_start", index: 1, block: { kind: "tool_use", id: "call_Mx1cV2bN3mQ4wE5rT6yU7iO8", name: "multiply" } },
       ...['{"a":', '17,"b"', ":23}"].map((piece) => json(1, piece)),
-      { type: "block_stop", index: 1, stopReason: "tool_use" },
-      { type: "usage", inputTokens: 87, outputTokens: 212, totalTokens: 299, cacheReadTokens: 0 },
+      { type: "block_stop", index: 1, stopReason: "tool_use", final: '{"a":17,"b":23}' },
+      { type: "usage", inputTokens: 87, outputTokens: 212, reasoningTokens: 192, totalTokens: 299, cacheReadTokens: 0 },
       { type: "status", status: "completed", stopReason: "tool_use" }
     ])
   })
@@ -111,8 +113,8 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
   it("incomplete: response.incomplete completes with max_tokens", () => {
     expect(decode("incomplete").slice(-4)).toEqual([
       text(0, ","),
-      { type: "block_stop", index: 0 },
-      { type: "usage", inputTokens: 12, outputTokens: 16, totalTokens: 28, cacheReadTokens: 0 },
+      { type: "block_stop", index: 0, final: "Once upon a time," },
+      { type: "usage", inputTokens: 12, outputTokens: 16, reasoningTokens: 0, totalTokens: 28, cacheReadTokens: 0 },
       { type: "status", status: "completed", stopReason: "max_tokens" }
     ])
   })
@@ -124,7 +126,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       { type: "block_start", index: 0, block: { kind: "text" } },
       text(0, "Checking"),
       text(0, "."),
-      { type: "block_stop", index: 0, stopReason: "end_turn" },
+      { type: "block_stop", index: 0, stopReason: "end_turn", final: "Checking." },
       { type: "block_start", index: 1, block: { kind: "tool_use", id: "call_Tz6yX5wV4uT3sR2qP1oN0mL9", name: "get_weather" } },
       json(1, '{"ci'),
       json(1, 'ty":"Par'),
@@ -154,10 +156,10 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       started,
       { type: "block_start", index: 0, block: { kind: "thinking" } },
       thinking(0, "Plan."),
-      { type: "block_stop", index: 0, reasoning: { provider: "openai", id: "rs_1" } },
+      { type: "block_stop", index: 0, reasoning: { provider: "openai", id: "rs_1" }, final: "Plan." },
       { type: "block_start", index: 1, block: { kind: "tool_use", id: "c1", name: "f" } },
       json(1, '{"x":1}'),
-      { type: "block_stop", index: 1, stopReason: "tool_use" },
+      { type: "block_stop", index: 1, stopReason: "tool_use", final: '{"x":1}' },
       { type: "status", status: "completed", stopReason: "tool_use" }
     ])
   })
@@ -198,7 +200,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
             for (const message of parser.feed(whole.slice(bounds[i - 1], bounds[i]))) events.push(...decoder.push(message))
           }
           events.push(...decoder.end())
-          expect(events).toEqual(expected)
+          expect(withoutRawUsage(events)).toEqual(expected)
         }),
         { numRuns: 30 }
       )

@@ -1,0 +1,93 @@
+/**
+ * Bounded memory under hostile input, measured in a child `node --expose-gc` (support/memory-probe.ts) against
+ * the hostile provider running here. Each bound is far below the hostile input, so only a bounded implementation
+ * passes, and far above an honest implementation's working set, so the figure never flakes. Sizes are scaled
+ * from the issue's figures (64 MiB answer, 1 M pings, 100 MiB result) to keep the suite fast on 2 cores; the
+ * unbounded code keeps 3-6 times the input, so the bounds stay meaningful.
+ *
+ * | test                                                      | ISSUE7 bullet                                                  |
+ * |-----------------------------------------------------------|----------------------------------------------------------------|
+ * | 32 MiB of reasoning, unread events() iterator → < 8 MiB   | Unbounded: "`events()` iterator never read … Bound it"          |
+ * | … and the iterator never loses events silently            | Unbounded: "overflow is a typed error the iterator surfaces"   |
+ * | 500 k anthropic pings before content → < 8 MiB held       | Unbounded: "Keep-alive events … are not buffered"              |
+ * | 48 MiB tool result → < 8 MiB kept, output capped          | Unbounded: "Tool output sent to the model … Cap output"        |
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type HostileProvider, answer, rawSse, startHostileProvider } from "./support/hostile-provider.ts"
+import { type ProbeResult, runProbes } from "./support/run-probe.ts"
+import { PING, answerFrames } from "./support/wire.ts"
+
+const MiB = 1024 * 1024
+const PINGS = 500_000
+
+/** `count` deltas of `size` characters each, produced lazily. */
+function* deltas(count: number, size: number): Generator<string> {
+  const piece = "a".repeat(size - 1) + " "
+  for (let i = 0; i < count; i++) yield piece
+}
+
+function* pingFlood(): Generator<string> {
+  const frames = [...answerFrames("anthropic", { text: ["finally"] })]
+  yield frames[0] as string
+  for (let i = 0; i < PINGS; i++) yield PING
+  yield* frames.slice(1)
+}
+
+const servers: Array<HostileProvider> = []
+let probe: ProbeResult
+let toolServer: HostileProvider
+
+// One child runs every scenario: loading the package through tsx is the slow part on a loaded machine.
+beforeAll(async () => {
+  // 2 KiB deltas: small enough that a bound on the number of buffered events also bounds their bytes. Reasoning
+  // rather than text, because a text block ends in one `text_completed` event holding the whole text, which even
+  // a tightly bounded buffer may keep; reasoning has no such event, so what stays is the buffer alone.
+  const events = await startHostileProvider("anthropic", [answer("anthropic", { thinking: deltas(16 * 1024, 2048), text: ["Done."] })])
+  const pings = await startHostileProvider("anthropic", [rawSse(pingFlood())])
+  toolServer = await startHostileProvider("openai-chat", [
+    answer("openai-chat", { calls: [{ id: "call_dump_1", name: "dump", args: "{}" }] }),
+    answer("openai-chat", { text: ["ok"] })
+  ])
+  servers.push(events, pings, toolServer)
+  probe = await runProbes([
+    { scenario: "unread-events", scheme: "anthropic", baseUrl: events.baseUrl, size: 0 },
+    { scenario: "keep-alives", scheme: "anthropic", baseUrl: pings.baseUrl, size: 0 },
+    { scenario: "huge-tool-result", scheme: "openai-chat", baseUrl: toolServer.baseUrl, size: 48 * MiB }
+  ])
+}, 120_000)
+
+afterAll(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()))
+})
+
+const measurement = <T>(scenario: string): T => {
+  const found = probe.measurements.get(scenario)
+  expect(found, `the probe printed no measurement for ${scenario} (exit ${probe.code}):\n${probe.stderr}`).toBeDefined()
+  return found as T
+}
+
+describe("memory: hostile volumes stay bounded", () => {
+  it("a 32 MiB reasoning answer with an events() iterator that is never read keeps < 8 MiB, and loses nothing silently", () => {
+    const m = measurement<{ growth: number; emitted: number; delivered: number; iteratorError?: string; runOutcome: string }>("unread-events")
+    expect(m.runOutcome, "the run settles (finished, or a WorkerError from a text cap)").not.toMatch(/non-WorkerError/)
+    expect(m.growth / MiB, `MiB kept by an unread iterator (${JSON.stringify(m)})`).toBeLessThan(8)
+    // Never silent: either every event reaches the reader, or the iterator fails where it dropped some.
+    if (m.delivered < m.emitted) expect(m.iteratorError, `delivered ${m.delivered} of ${m.emitted} events without an error`).toBeDefined()
+  })
+
+  it(`${PINGS / 1000} k anthropic keep-alive pings before the first content are not held (< 8 MiB at first content)`, () => {
+    const m = measurement<{ growth: number; sawContent: boolean; runOutcome: string }>("keep-alives")
+    expect(m.sawContent, JSON.stringify(m)).toBe(true)
+    expect(m.runOutcome).toBe("finished")
+    expect(m.growth / MiB, `MiB held for ${PINGS} pings (${(PINGS * PING.length) / MiB} MiB on the wire)`).toBeLessThan(8)
+  })
+
+  it("a tool returning 48 MiB leaves < 8 MiB in the worker, and the model is sent a capped output", () => {
+    const m = measurement<{ growth: number; outputLength?: number; runOutcome: string }>("huge-tool-result")
+    expect(m.runOutcome).toBe("finished")
+    expect(m.growth / MiB, `MiB kept after a 48 MiB tool result (${JSON.stringify(m)})`).toBeLessThan(8)
+    expect(m.outputLength ?? Infinity).toBeLessThan(1 * MiB)
+    // What the model is sent next is capped too.
+    expect(toolServer.requests[1]?.body.length ?? Infinity).toBeLessThan(2 * MiB)
+  })
+})
