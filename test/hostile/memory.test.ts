@@ -9,7 +9,7 @@
  * |-----------------------------------------------------------|----------------------------------------------------------------|
  * | 32 MiB of reasoning, unread events() iterator → < 8 MiB   | Unbounded: "`events()` iterator never read … Bound it"          |
  * | … and the iterator never loses events silently            | Unbounded: "overflow is a typed error the iterator surfaces"   |
- * | a failed run's 8 MiB `partial`, error dropped → < 3 MiB kept | (regression: nothing keeps a failed run's error or partial)    |
+ * | failed run's 8 MiB partial, error dropped → < 3 MiB       | (regression) nothing keeps a failed run's error or partial     |
  * | 500 k anthropic pings before content → < 8 MiB held       | Unbounded: "Keep-alive events … are not buffered"              |
  * | 48 MiB tool result → < 8 MiB kept, output capped          | Unbounded: "Tool output sent to the model … Cap output"        |
  */
