@@ -15,8 +15,15 @@ export const clip = (text: string, max: number = DEFAULT_QUOTE_CHARS): string =>
   let end = max
   const last = text.charCodeAt(end - 1)
   if (last >= 0xd800 && last <= 0xdbff) end--
-  return `${text.slice(0, end)}… (${text.length - end} more characters)`
+  return `${detached(text.slice(0, end))}… (${text.length - end} more characters)`
 }
+
+/**
+ * A flat copy of a short string. V8 represents `slice` of a long string as a view that keeps the whole original
+ * alive, so 80 characters quoted from a 50 MiB key would pin the 50 MiB for as long as the message lives. The JSON
+ * round trip copies the characters (lone surrogates survive it, escaped and restored).
+ */
+const detached = (text: string): string => JSON.parse(JSON.stringify(text)) as string
 
 /** `text` as a JSON string literal, clipped first: safe to embed in one line of any message. */
 export const quote = (text: string, max: number = DEFAULT_QUOTE_CHARS): string => JSON.stringify(clip(text, max))

@@ -9,6 +9,7 @@
  * |-----------------------------------------------------------|----------------------------------------------------------------|
  * | 32 MiB of reasoning, unread events() iterator → < 8 MiB   | Unbounded: "`events()` iterator never read … Bound it"          |
  * | … and the iterator never loses events silently            | Unbounded: "overflow is a typed error the iterator surfaces"   |
+ * | failed run's 8 MiB partial, error dropped → < 3 MiB       | (regression) nothing keeps a failed run's error or partial     |
  * | 500 k anthropic pings before content → < 8 MiB held       | Unbounded: "Keep-alive events … are not buffered"              |
  * | 48 MiB tool result → < 8 MiB kept, output capped          | Unbounded: "Tool output sent to the model … Cap output"        |
  */
@@ -43,14 +44,17 @@ beforeAll(async () => {
   // rather than text, because a text block ends in one `text_completed` event holding the whole text, which even
   // a tightly bounded buffer may keep; reasoning has no such event, so what stays is the buffer alone.
   const events = await startHostileProvider("anthropic", [answer("anthropic", { thinking: deltas(16 * 1024, 2048), text: ["Done."] })])
+  // The same answer for a run that fails on the reasoning cap with no subscriber: only the error's `partial` is big.
+  const failed = await startHostileProvider("anthropic", [answer("anthropic", { thinking: deltas(16 * 1024, 2048), text: ["Done."] })])
   const pings = await startHostileProvider("anthropic", [rawSse(pingFlood())])
   toolServer = await startHostileProvider("openai-chat", [
     answer("openai-chat", { calls: [{ id: "call_dump_1", name: "dump", args: "{}" }] }),
     answer("openai-chat", { text: ["ok"] })
   ])
-  servers.push(events, pings, toolServer)
+  servers.push(events, failed, pings, toolServer)
   probe = await runProbes([
     { scenario: "unread-events", scheme: "anthropic", baseUrl: events.baseUrl, size: 0 },
+    { scenario: "failed-run-partial", scheme: "anthropic", baseUrl: failed.baseUrl, size: 0 },
     { scenario: "keep-alives", scheme: "anthropic", baseUrl: pings.baseUrl, size: 0 },
     { scenario: "huge-tool-result", scheme: "openai-chat", baseUrl: toolServer.baseUrl, size: 48 * MiB }
   ])
@@ -73,6 +77,13 @@ describe("memory: hostile volumes stay bounded", () => {
     expect(m.growth / MiB, `MiB kept by an unread iterator (${JSON.stringify(m)})`).toBeLessThan(8)
     // Never silent: either every event reaches the reader, or the iterator fails where it dropped some.
     if (m.delivered < m.emitted) expect(m.iteratorError, `delivered ${m.delivered} of ${m.emitted} events without an error`).toBeDefined()
+  })
+
+  it("a run that fails on the reasoning cap carries its ~8 MiB partial on the error, and keeps none of it once the error is dropped (< 3 MiB)", () => {
+    const m = measurement<{ growth: number; partialReasoning: number; runOutcome: string }>("failed-run-partial")
+    expect(m.runOutcome, JSON.stringify(m)).toMatch(/^rejected ClientFailed: .*maxReasoningBytes/)
+    expect(m.partialReasoning, "reasoning characters on the error's partial").toBeGreaterThan(7 * MiB)
+    expect(m.growth / MiB, `MiB kept after the failed run's error was dropped (${JSON.stringify(m)})`).toBeLessThan(3)
   })
 
   it(`${PINGS / 1000} k anthropic keep-alive pings before the first content are not held (< 8 MiB at first content)`, () => {

@@ -64,6 +64,24 @@ const nextOrIdle = async (iterator: AsyncIterator<WorkerEvent>, ms: number): Pro
 }
 
 /**
+ * Starts `run` and returns only a short description of how it settled, once nothing of the run can still be on
+ * the stack. A rejection's reason stays reachable from the stack for as long as the code after the `await` runs
+ * synchronously: the microtask that resumes the async function holds it as an argument, and the resumed frame
+ * keeps the `catch` binding in a register. A failed run's error carries what the response had produced
+ * (`partial`, up to the reasoning cap), so a reading taken in that continuation would count the caller's own
+ * error, not anything the library kept. The error is dropped inside this function, and a macrotask passes before
+ * the caller goes on, so both are gone by the time it measures.
+ */
+const settle = async (run: () => Promise<{ readonly status: string }>): Promise<string> => {
+  const outcome = await run().then(
+    (result) => result.status,
+    (error: unknown) => (isWorkerError(error) ? `rejected ${describe(error)}` : `rejected with a non-WorkerError ${describe(error)}`)
+  )
+  await new Promise<void>((resolve) => setImmediate(resolve))
+  return outcome
+}
+
+/**
  * A long answer while an `events()` iterator is open but never read. Measured after the run with the history
  * emptied, so what remains is what the iterator holds. Then the iterator is drained: it must deliver every event
  * or surface an error where it lost some.
@@ -74,12 +92,7 @@ const unreadEvents = async (): Promise<Measurement> => {
   worker.subscribe({ onEvent: () => void emitted++ })
   const before = live()
   const iterator = worker.events()[Symbol.asyncIterator]()
-  let runOutcome: string
-  try {
-    runOutcome = (await worker.run("write a lot")).status
-  } catch (error) {
-    runOutcome = isWorkerError(error) ? `rejected ${describe(error)}` : `rejected with a non-WorkerError ${describe(error)}`
-  }
+  const runOutcome = await settle(() => worker.run("write a lot"))
   worker.setHistory([])
   const after = live()
   let delivered = 0
@@ -144,8 +157,31 @@ const hugeToolResult = async (): Promise<Measurement> => {
   return { growth: after - before, outputLength, runOutcome }
 }
 
+/**
+ * A response that fails on the reasoning cap, with no subscriber at all. While the caller holds the error its
+ * `partial` carries the reasoning read (about the whole cap); once the caller has dropped it, nothing of the
+ * failed run may stay in the worker (no last error, no collector, no timeline pinned by a captured stack).
+ */
+const failedRunPartial = async (): Promise<Measurement> => {
+  const worker = Worker.create({ client: client() })
+  const before = live()
+  let partialReasoning = -1
+  const runOutcome = await settle(() =>
+    worker.run("think a lot").catch((error: unknown) => {
+      const partial = (error as { partial?: { reasoning?: unknown } }).partial
+      partialReasoning = typeof partial?.reasoning === "string" ? partial.reasoning.length : -1
+      throw error
+    })
+  )
+  const after = live()
+  // Keeps the worker alive up to the reading above.
+  void worker.history().length
+  return { growth: after - before, partialReasoning, runOutcome }
+}
+
 const SCENARIOS: Readonly<Record<string, () => Promise<Measurement>>> = {
   "unread-events": unreadEvents,
+  "failed-run-partial": failedRunPartial,
   "keep-alives": keepAlives,
   "huge-tool-result": hugeToolResult
 }
