@@ -19,7 +19,7 @@
  * Every test also checks: the run settles, rejections are `WorkerError`s, one result per call, unique ids, the
  * next request is well formed, and no unhandled rejection happened.
  */
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { type Item, type MutableWorker, PreToolCall, Worker, defineTool, isWorkerError } from "../../src/index.ts"
 import {
@@ -29,25 +29,17 @@ import {
   expectWellFormedExchange,
   settleRun,
   show,
+  hostileServers,
   watchUnhandled
 } from "./support/harness.ts"
-import { type HostileProvider, type Reply, answer, startHostileProvider } from "./support/hostile-provider.ts"
+import { type HostileProvider, type Reply, answer } from "./support/hostile-provider.ts"
 import { ANY_OBJECT, handTool } from "./support/tools.ts"
 import { ALL_SCHEMES, type HostileScheme, type WireCall } from "./support/wire.ts"
 
 const MiB = 1024 * 1024
 
-const servers: Array<HostileProvider> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
 watchUnhandled()
-
-const serve = async (scheme: HostileScheme, script: ReadonlyArray<Reply>): Promise<HostileProvider> => {
-  const server = await startHostileProvider(scheme, script)
-  servers.push(server)
-  return server
-}
+const serve = hostileServers()
 
 const done = (scheme: HostileScheme): Reply => answer(scheme, { text: ["Done."] })
 const calling = (scheme: HostileScheme, calls: ReadonlyArray<WireCall>): Reply => answer(scheme, { calls })

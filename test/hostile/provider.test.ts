@@ -10,37 +10,21 @@
  * | reset after content / stall / garbage / 20 MiB event (×4)   | Tests and figures: termination; every rejection WorkerError |
  * | 10 MiB error body → bounded error text                      | Unbounded: error texts quote a bounded prefix              |
  */
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Worker, isWorkerError } from "../../src/index.ts"
 import {
   clientFor,
   expectSettledAsWorker,
   settleRun,
   show,
+  hostileServers,
   watchUnhandled
 } from "./support/harness.ts"
-import {
-  type HostileProvider,
-  type Reply,
-  answer,
-  keepAliveForever,
-  plain,
-  rawSse,
-  startHostileProvider
-} from "./support/hostile-provider.ts"
+import { type Reply, answer, keepAliveForever, plain, rawSse } from "./support/hostile-provider.ts"
 import { type HostileScheme, PING, answerFrames } from "./support/wire.ts"
 
-const servers: Array<HostileProvider> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
 watchUnhandled()
-
-const serve = async (scheme: HostileScheme, script: ReadonlyArray<Reply>): Promise<HostileProvider> => {
-  const server = await startHostileProvider(scheme, script)
-  servers.push(server)
-  return server
-}
+const serve = hostileServers()
 
 /** Every field of a failure, as text, so a test can check what the message names without knowing which field. */
 const failureText = (error: unknown): string => {

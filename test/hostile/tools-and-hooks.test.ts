@@ -19,7 +19,7 @@
  * | 60 parallel Effect tool calls → no MaxListenersExceeded warning     | Unbounded: "Each parallel Effect tool call adds …"      |
  */
 import { Effect } from "effect"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { z } from "zod"
 import { type HookPoint, type Item, Tool, ToolServer, Worker, defineTool } from "../../src/index.ts"
 import {
@@ -29,26 +29,19 @@ import {
   expectWellFormedExchange,
   settleRun,
   show,
+  hostileServers,
   watchUnhandled
 } from "./support/harness.ts"
-import { type HostileProvider, type Reply, answer, startHostileProvider } from "./support/hostile-provider.ts"
+import { type HostileProvider, type Reply, answer } from "./support/hostile-provider.ts"
 import { ANY_OBJECT, handTool } from "./support/tools.ts"
 import type { WireCall } from "./support/wire.ts"
 
 const MiB = 1024 * 1024
 const SCHEME = "openai-chat" as const
 
-const servers: Array<HostileProvider> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
-})
 const unhandled = watchUnhandled()
-
-const serve = async (script: ReadonlyArray<Reply>): Promise<HostileProvider> => {
-  const server = await startHostileProvider(SCHEME, script)
-  servers.push(server)
-  return server
-}
+const start = hostileServers()
+const serve = (script: ReadonlyArray<Reply>): Promise<HostileProvider> => start(SCHEME, script)
 
 const calling = (calls: ReadonlyArray<WireCall>): Reply => answer(SCHEME, { calls })
 const done: Reply = answer(SCHEME, { text: ["Done."] })

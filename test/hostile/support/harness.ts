@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events"
 import { afterEach, beforeEach, expect } from "vitest"
 import { type Item, type LlmClient, type Timeouts, createLlmClient, isWorkerError } from "../../../src/index.ts"
-import type { HostileProvider } from "./hostile-provider.ts"
+import { type HostileProvider, type Reply, startHostileProvider } from "./hostile-provider.ts"
 import { type HostileScheme, PROVIDER_OF } from "./wire.ts"
 
 /**
@@ -237,3 +237,16 @@ export const expectWellFormedExchange = (scheme: HostileScheme, body: string): E
 /** The text of a request the worker would send next (for a test that stops before sending it). */
 export const nextRequestBody = (client: LlmClient, history: ReadonlyArray<Item>): string =>
   client.encodeRequest({ model: client.model, items: [...history], tools: [], config: {} })
+
+/** Starts hostile providers for the calling file's tests and closes every one after each test. */
+export const hostileServers = (): ((scheme: HostileScheme, script: ReadonlyArray<Reply>) => Promise<HostileProvider>) => {
+  const servers: Array<HostileProvider> = []
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()))
+  })
+  return async (scheme, script) => {
+    const server = await startHostileProvider(scheme, script)
+    servers.push(server)
+    return server
+  }
+}
