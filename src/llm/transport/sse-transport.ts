@@ -151,6 +151,8 @@ export async function* streamSse(
       afterMs: totalMs,
       message: `${timeoutMessage({ phase: "total", afterMs: totalMs })}${last === undefined ? "" : `; last attempt: ${last.message}`}`
     })
+  /** The previous attempt's failure: a total deadline that cuts a later attempt short still says what went wrong. */
+  let previous: LlmError | undefined
   for (let attempt = 0; ; attempt++) {
     if (signal?.aborted) throw new LlmCancelled({ message: "The request was cancelled" })
     const progress = { contentYielded: false }
@@ -159,6 +161,9 @@ export async function* streamSse(
       return
     } catch (thrown) {
       if (!(thrown instanceof AttemptFailure)) throw thrown
+      const cut = thrown.error._tag === "LlmTimeout" && thrown.error.phase === "total"
+      if (cut && previous !== undefined) throw totalTimeout(previous)
+      previous = thrown.error
       if (!thrown.retryable || progress.contentYielded || attempt >= retry.maxRetries) throw thrown.error
       const delay = thrown.retryAfterMs ?? backoffDelayMs(retry, attempt)
       // A retry that could not even start before the total deadline is not made.
