@@ -398,13 +398,12 @@ describe("hostile model: error texts stay short", () => {
     })
   ]
 
-  it("openai-chat: a 1 MiB unknown key is quoted by a short prefix only", async () => {
-    const key = "k".repeat(MiB)
-    const args = `{"items":[],${JSON.stringify(key)}:1}`
+  /** Both list tools called with `args` on OpenAI Chat; the run must finish with one (refused) result per call. */
+  const refusedOutputs = async (args: string, idPrefix: string) => {
     const server = await serve("openai-chat", [
       calling("openai-chat", [
-        { id: "call_key1", name: "zod_list", args },
-        { id: "call_key2", name: "json_list", args }
+        { id: `call_${idPrefix}1`, name: "zod_list", args },
+        { id: `call_${idPrefix}2`, name: "json_list", args }
       ]),
       done("openai-chat")
     ])
@@ -413,7 +412,13 @@ describe("hostile model: error texts stay short", () => {
     const settled = await settleRun(worker, worker.run("go"))
     expect(settled.kind, show(settled)).toBe("resolved")
     expectOneResultPerCall(worker.history())
-    for (const output of outputs(worker.history())) {
+    return outputs(worker.history())
+  }
+
+  it("openai-chat: a 1 MiB unknown key is quoted by a short prefix only", async () => {
+    const key = "k".repeat(MiB)
+    const args = `{"items":[],${JSON.stringify(key)}:1}`
+    for (const output of await refusedOutputs(args, "key")) {
       expect(output.isError).toBe(true)
       expect(output.output.length, output.output.slice(0, 200)).toBeLessThan(4 * 1024)
     }
@@ -421,19 +426,7 @@ describe("hostile model: error texts stay short", () => {
 
   it("openai-chat: 20,000 wrong-typed items give a handful of issues and a count of the rest", async () => {
     const args = `{"items":[${Array.from({ length: 20_000 }, () => '"nope"').join(",")}]}`
-    const server = await serve("openai-chat", [
-      calling("openai-chat", [
-        { id: "call_items1", name: "zod_list", args },
-        { id: "call_items2", name: "json_list", args }
-      ]),
-      done("openai-chat")
-    ])
-    const worker = Worker.create({ client: clientFor("openai-chat", server) })
-    worker.registerTools(tools())
-    const settled = await settleRun(worker, worker.run("go"))
-    expect(settled.kind, show(settled)).toBe("resolved")
-    expectOneResultPerCall(worker.history())
-    for (const output of outputs(worker.history())) {
+    for (const output of await refusedOutputs(args, "items")) {
       expect(output.isError).toBe(true)
       expect(output.output.length, output.output.slice(0, 200)).toBeLessThan(8 * 1024)
       expect(output.output).toMatch(/and \d[\d,. ]* more|stopped at the first issue/i)
