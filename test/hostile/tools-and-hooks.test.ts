@@ -357,20 +357,25 @@ describe("hostile neighbours and editors", () => {
     worker.registerTool(
       defineTool({ name: "fx", description: "an Effect tool", parameters: z.object({}), execute: () => Effect.as(Effect.sleep("20 millis"), "fx done") })
     )
-    const warnings: Array<string> = []
-    const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`)
-    process.on("warning", onWarning)
-    try {
-      const settled = await settleRun(worker, worker.run("go", { signal: new AbortController().signal }))
-      expect(settled.kind, show(settled)).toBe("resolved")
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    } finally {
-      process.off("warning", onWarning)
-    }
-    expect(warnings.filter((w) => /MaxListeners/i.test(w))).toEqual([])
+    expect(await maxListenerWarnings(worker)).toEqual([])
     expectOneResultPerCall(worker.history())
   })
 })
+
+/** Runs `worker` to the end with a run signal and returns the MaxListenersExceeded warnings the process raised. */
+const maxListenerWarnings = async (worker: ReturnType<typeof Worker.create>): Promise<Array<string>> => {
+  const warnings: Array<string> = []
+  const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`)
+  process.on("warning", onWarning)
+  try {
+    const settled = await settleRun(worker, worker.run("go", { signal: new AbortController().signal }))
+    expect(settled.kind, show(settled)).toBe("resolved")
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  } finally {
+    process.off("warning", onWarning)
+  }
+  return warnings.filter((w) => /MaxListeners/i.test(w))
+}
 
 // `Tool.fromEffect` is the other public way to write an Effect tool; it must share the watcher too.
 describe("hostile tools: Tool.fromEffect", () => {
@@ -380,16 +385,6 @@ describe("hostile tools: Tool.fromEffect", () => {
     const worker = Worker.create({ client: clientFor(SCHEME, server) })
     const effectTool = Tool.fromEffect(() => Effect.as(Effect.sleep("20 millis"), "fe done"))
     worker.registerTool(handTool("fe", ANY_OBJECT, (args, context) => effectTool.execute(args, context)))
-    const warnings: Array<string> = []
-    const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`)
-    process.on("warning", onWarning)
-    try {
-      const settled = await settleRun(worker, worker.run("go", { signal: new AbortController().signal }))
-      expect(settled.kind, show(settled)).toBe("resolved")
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    } finally {
-      process.off("warning", onWarning)
-    }
-    expect(warnings.filter((w) => /MaxListeners/i.test(w))).toEqual([])
+    expect(await maxListenerWarnings(worker)).toEqual([])
   })
 })
