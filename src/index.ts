@@ -1,6 +1,12 @@
 /**
  * llm-worker's public surface. Nothing else is importable from outside the package (see `exports` in
  * package.json); in particular tool registration is reachable only through `MutableWorker.registerTool(s)`.
+ *
+ * This entry imports no Node built-in and runs nothing at import time (`"sideEffects": false`), so it bundles for
+ * browsers and edge runtimes as well as Node, Deno and Bun (test/package/browser-bundle.test.ts). Node-only parts
+ * live behind subpath entries: `llm-worker/testing` (the replay server), `llm-worker/isolated` (worker threads).
+ *
+ * @packageDocumentation
  */
 
 // Schema: argument schemas, JSON Schema, provider dialects and lint.
@@ -79,6 +85,3 @@ export type { AssistantResponse, PartialResponse } from "./timeline/assistant-re
 
 // Worker.
 export * from "./worker/index.ts"
-
-// Testing: a local replay server that answers a real client with recorded provider streams.
-export * from "./testing/index.ts"

@@ -37,7 +37,7 @@ describe("the public surface", () => {
     }).trim()
 
   it("refuses deep imports through the package's exports map (sources, under the `source` condition)", () => {
-    expect(runProbe(["--conditions=source", "--import", "tsx"])).toBe(
+    expect(runProbe(["--conditions=@llm-worker/source", "--import", "tsx"])).toBe(
       "function,src/index.ts,ERR_PACKAGE_PATH_NOT_EXPORTED,ERR_PACKAGE_PATH_NOT_EXPORTED"
     )
   })

@@ -29,7 +29,7 @@ export interface LlmClientOptions {
   readonly limits?: Partial<ResponseLimits>
   /** Defaults to the global `fetch`. */
   readonly fetch?: typeof globalThis.fetch
-  /** Where keys and base URLs are looked up; defaults to `process.env`. */
+  /** Where keys and base URLs are looked up; defaults to `process.env` where there is one (Node, Bun, Deno), else `{}`. */
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Extra headers on every request (organisation ids, OpenRouter's `HTTP-Referer`, …); auth headers win. */
   readonly headers?: Readonly<Record<string, string>>
@@ -57,6 +57,10 @@ const mergeHeaders = (extra: Readonly<Record<string, string>>, auth: Readonly<Re
   return Object.fromEntries(merged)
 }
 
+/** `process.env` without assuming a `process`: browsers and edge runtimes have none. */
+const processEnv = (): Readonly<Record<string, string | undefined>> =>
+  (globalThis as { readonly process?: { readonly env?: Readonly<Record<string, string | undefined>> } }).process?.env ?? {}
+
 const nonEmpty = (value: string | undefined): string | undefined =>
   value === undefined || value.trim() === "" ? undefined : value.trim()
 
@@ -67,7 +71,7 @@ const nonEmpty = (value: string | undefined): string | undefined =>
  */
 export const createLlmClient = (options: LlmClientOptions): LlmClient => {
   const provider = resolveProvider(options.provider)
-  const env = options.env ?? process.env
+  const env = options.env ?? processEnv()
   const model = options.model.trim()
   if (model === "") throw new LlmConfigError({ message: `No model given for provider "${provider.name}"` })
 
