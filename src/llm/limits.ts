@@ -27,8 +27,10 @@ export interface ResponseLimits {
   readonly maxEventChars: number
 }
 
+/** The name of one response bound, as `LlmLimitExceeded.limit` reports it. */
 export type ResponseLimitName = keyof ResponseLimits
 
+/** The bounds a client applies to each response unless `LlmClientOptions.limits` overrides them (docs/security.md). */
 export const defaultResponseLimits: ResponseLimits = {
   maxTextBytes: 8 * 1024 * 1024,
   maxReasoningBytes: 8 * 1024 * 1024,

@@ -27,6 +27,7 @@ export const openAiCompatible = (preset: Preset): Provider => ({
   authHeaders: bearer
 })
 
+/** Ollama's OpenAI-compatible server on its default port 11434; no key. */
 export const ollama = openAiCompatible({ name: "ollama", baseUrl: "http://localhost:11434/v1", apiKeyEnv: [], requiresApiKey: false })
 
 /** llama.cpp's `llama-server` listens on 8080; a key is needed only when it was started with `--api-key`. */
@@ -40,6 +41,7 @@ export const llamaCpp = openAiCompatible({
 /** vLLM's OpenAI server listens on 8000; a key is needed only when it was started with `--api-key`. */
 export const vllm = openAiCompatible({ name: "vllm", baseUrl: "http://localhost:8000/v1", apiKeyEnv: ["VLLM_API_KEY"], requiresApiKey: false })
 
+/** OpenRouter (`OPENROUTER_API_KEY`). */
 export const openRouter = openAiCompatible({
   name: "openrouter",
   baseUrl: "https://openrouter.ai/api/v1",
@@ -63,6 +65,7 @@ export const qwen = openAiCompatible({
   requiresApiKey: true
 })
 
+/** StepFun (`STEPFUN_API_KEY`). */
 export const stepFun = openAiCompatible({
   name: "stepfun",
   baseUrl: "https://api.stepfun.com/v1",
