@@ -20,8 +20,10 @@ export const DELTA_KIND_OF = {
 /** The `BlockDelta` that blocks of kind `K` receive. */
 export type BlockDeltaOf<K extends BlockKind> = Extract<BlockDelta, { readonly kind: (typeof DELTA_KIND_OF)[K] }>
 
+/** The `block_stop` event. */
 export type BlockStop = Extract<Event, { readonly type: "block_stop" }>
 
+/** The events that belong to no block: `ping`, `usage`, `status`, `error` and `citation`. */
 export type MetaEvent = Extract<Event, { readonly type: "ping" | "usage" | "status" | "error" | "citation" }>
 
 /** Output of a kind the library does not model, whole (decision 0025); it has a place in model order like a block. */

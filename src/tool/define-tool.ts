@@ -39,7 +39,7 @@ export interface TypedToolDefinition<A> extends ToolDefinition {
 }
 
 /** The argument type of a tool declared without `parameters`: it accepts exactly `{}`. */
-type NoArguments = TypedJsonSchema<Record<string, never>>
+export type NoArguments = TypedJsonSchema<Record<string, never>>
 
 const NO_ARGUMENTS = { type: "object", properties: {}, additionalProperties: false } as const
 

@@ -7,4 +7,9 @@ export type Tool = ToolInterface
  * Low-level tool constructors, for handlers that take the raw JSON argument text: `Tool.fromFunction` (Promise)
  * and `Tool.fromEffect` (Effect). Most tools are better declared with `defineTool`.
  */
-export const Tool = { fromFunction, fromEffect } as const
+export const Tool = {
+  /** A tool from a plain (async) function over the raw JSON argument text. */
+  fromFunction,
+  /** A tool from a function over the raw JSON argument text that returns an Effect. */
+  fromEffect
+} as const

@@ -64,10 +64,15 @@ export interface ToolResult {
   isError: boolean
 }
 
+/** What an OnPromptSubmit hook receives: the submitted prompt item and the history before it. */
 export interface PromptSubmitInput { readonly item: Item; readonly history: ReadonlyArray<Item> }
+/** What a PreLlmRequest hook receives: the request number within the run and a private copy of the request. */
 export interface PreLlmRequestInput { readonly turn: number; readonly context: RequestContext }
+/** What an OnStreamChunk hook receives: every neutral event of the response as it arrives. */
 export interface StreamChunkInput { readonly turn: number; readonly event: Event }
+/** What an OnTextDelta hook receives: a piece of the text block `index`. */
 export interface TextDeltaInput { readonly turn: number; readonly index: number; readonly text: string }
+/** What an OnToolCallDelta hook receives: a fragment of the call's JSON arguments. */
 export interface ToolCallDeltaInput {
   readonly turn: number
   readonly index: number
@@ -75,6 +80,7 @@ export interface ToolCallDeltaInput {
   readonly name: string
   readonly json: string
 }
+/** What an OnStreamComplete hook receives when a response ends: how many events it had and its usage. */
 export interface StreamCompleteInput {
   readonly turn: number
   readonly eventCount: number
@@ -82,14 +88,18 @@ export interface StreamCompleteInput {
   /** The provider's own usage object of this response (bounded copy), when its scheme passed one on. */
   readonly rawUsage?: RawUsage
 }
+/** What a PreToolCall hook receives: the call as the model made it, and the tool it names. */
 export interface PreToolCallInput { readonly call: ToolCall; readonly meta: ToolMeta; readonly tool: Tool }
+/** What a PostToolCall hook receives: the call, its result (editable in place, or rewrite it), and the tool. */
 export interface PostToolCallInput {
   readonly call: Readonly<ToolCall>
   readonly result: ToolResult
   readonly meta: ToolMeta
   readonly tool: Tool
 }
+/** What an OnTurnEnd hook receives after a response without tool calls: the request number and the history. */
 export interface TurnEndInput { readonly turn: number; readonly history: ReadonlyArray<Item> }
+/** What an OnAbort hook observes when a run fails or is cancelled: the reason and the error. */
 export interface AbortInput { readonly reason: string; readonly error: WorkerError }
 
 /** What an OnPromptSubmit hook may decide. */

@@ -15,7 +15,7 @@ import { describeSafely } from "./describe-safely.ts"
 import { ownItem, ownItems } from "./owned-items.ts"
 
 /** What every run that did not fail reports. */
-interface RunReport {
+export interface RunReport {
   /** The items this run appended to the history, in order. */
   readonly items: ReadonlyArray<Item>
   /**

@@ -2,7 +2,8 @@ import { makeOpenAiChatScheme } from "../schemes/openai-chat.ts"
 import { bearer } from "./provider.ts"
 import type { Provider } from "./provider.ts"
 
-interface Preset {
+/** What `openAiCompatible` needs to know about a server: its name, default base URL and key variables. */
+export interface Preset {
   readonly name: string
   readonly baseUrl: string
   readonly apiKeyEnv: ReadonlyArray<string>

@@ -8,6 +8,7 @@ import { patternProblem } from "./pattern.ts"
 import { refuseProtoKeysIn } from "./proto-keys.ts"
 import { issuePath, type SchemaSource } from "./source.ts"
 
+/** Any zod 4 schema, converted by zod's own JSON Schema generator. */
 export type Zod4ArgumentSchema = z.ZodType
 
 /** zod 4 schemas carry `_zod`; checked first because zod-to-json-schema silently empties them. */
