@@ -1,6 +1,14 @@
+import { defaultClientConditions, defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
 
+// A test that imports `llm-worker` by name gets the sources, as the examples do under
+// `node --conditions=@llm-worker/source`, not a dist/ that may be stale (decision 0032). Vite replaces its default
+// conditions with the ones given, so they are listed after ours.
+const SOURCE_CONDITION = "@llm-worker/source"
+
 export default defineConfig({
+  resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
+  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] } },
   test: {
     include: ["test/**/*.test.ts"],
     typecheck: { enabled: false },

@@ -1,6 +1,7 @@
 // Builds the publishable package: JavaScript + declarations from src/ into dist/ (tsc), then the non-code files
 // the CLI reads at run time (recorded SSE streams) and the isolation pool's thread entry, which is plain JavaScript
-// so that a worker thread loads it without a TypeScript loader. Plain Node: it runs from `prepare`, right after `npm ci`.
+// so that a worker thread loads it without a TypeScript loader. Plain Node: it runs from `prepack` (so every tarball
+// holds a fresh build) and from `pretest` when dist/ is stale (scripts/ensure-built.mjs); consumers never build.
 import { spawnSync } from "node:child_process"
 import { cpSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"

@@ -1,6 +1,12 @@
 /**
  * llm-worker's public surface. Nothing else is importable from outside the package (see `exports` in
  * package.json); in particular tool registration is reachable only through `MutableWorker.registerTool(s)`.
+ *
+ * This entry imports no Node built-in and runs nothing at import time (`"sideEffects": false`), so it bundles for
+ * browsers and edge runtimes as well as Node, Deno and Bun (test/package/browser-bundle.test.ts). Node-only parts
+ * live behind subpath entries: `llm-worker/testing` (the replay server), `llm-worker/isolated` (worker threads).
+ *
+ * @packageDocumentation
  */
 
 // Schema: argument schemas, JSON Schema, provider dialects and lint.
@@ -8,6 +14,10 @@ export type { JsonSchema, JsonObject, JsonValue } from "./schema/json-schema.ts"
 export type { ArgumentCodec, ArgumentIssue, DecodeResult } from "./schema/argument-codec.ts"
 export { makeArgumentCodec, formatIssues, jsonSchema } from "./schema/codec.ts"
 export type { ArgumentSchema, InferArguments, TypedJsonSchema } from "./schema/codec.ts"
+export type { EffectArgumentSchema } from "./schema/sources/effect.ts"
+export type { Zod4ArgumentSchema } from "./schema/sources/zod4.ts"
+export type { Zod3ArgumentSchema } from "./schema/sources/zod3.ts"
+export type { StandardArgumentSchema } from "./schema/sources/standard.ts"
 export { normalizeJsonSchema, RecursiveSchemaError, UnsupportedSchemaError } from "./schema/normalize.ts"
 export { canonicalJson, canonicalSchemaJson } from "./schema/canonical-json.ts"
 export {
@@ -36,7 +46,7 @@ export { ToolMeta, InvalidToolName, TOOL_NAME_PATTERN } from "./tool/tool-meta.t
 export type { ToolContext, ToolDefinition } from "./tool/tool.ts"
 export { ToolError, InvalidArgument, ExecutionFailed, Internal } from "./tool/tool-error.ts"
 export { defineTool } from "./tool/define-tool.ts"
-export type { ToolConfig, TypedToolDefinition } from "./tool/define-tool.ts"
+export type { ToolConfig, TypedToolDefinition, NoArguments } from "./tool/define-tool.ts"
 export { toolGroup } from "./tool/tool-group.ts"
 export type { MethodToolConfig, CheckedMethods } from "./tool/tool-group.ts"
 export { toolFailure, isToolFailure } from "./tool/tool-failure.ts"
@@ -66,11 +76,14 @@ export * from "./llm/index.ts"
 // Timeline.
 export { Timeline, TimelineMisuse } from "./timeline/timeline.ts"
 export type { TimelineState } from "./timeline/timeline.ts"
-export type { BlockKind, BlockScope, BlockStart, BlockPosition, ProviderOutput } from "./timeline/block-scope.ts"
+export type { BlockKind, BlockScope, BlockStart, BlockStop, BlockPosition, ProviderOutput, BlockMetaOf, BlockDeltaOf, MetaEvent, MetaEventOf } from "./timeline/block-scope.ts"
 export type { ProtocolIssue } from "./timeline/protocol-issue.ts"
 export { TextCollector } from "./timeline/text-collector.ts"
+export type { TextBlock, AbortedTextBlock } from "./timeline/text-collector.ts"
 export { ReasoningCollector } from "./timeline/reasoning-collector.ts"
+export type { ReasoningBlock, AbortedReasoningBlock } from "./timeline/reasoning-collector.ts"
 export { ToolCallCollector } from "./timeline/tool-call-collector.ts"
+export type { ToolCallBlock, AbortedToolCall } from "./timeline/tool-call-collector.ts"
 export { UsageCollector } from "./timeline/usage-collector.ts"
 export { ProviderItemCollector } from "./timeline/provider-item-collector.ts"
 export type { ProviderItemBlock, CitationEntry } from "./timeline/provider-item-collector.ts"
@@ -79,6 +92,3 @@ export type { AssistantResponse, PartialResponse } from "./timeline/assistant-re
 
 // Worker.
 export * from "./worker/index.ts"
-
-// Testing: a local replay server that answers a real client with recorded provider streams.
-export * from "./testing/index.ts"

@@ -36,8 +36,8 @@ describe("the public surface", () => {
       encoding: "utf8"
     }).trim()
 
-  it("refuses deep imports through the package's exports map (sources, under the `source` condition)", () => {
-    expect(runProbe(["--conditions=source", "--import", "tsx"])).toBe(
+  it("refuses deep imports through the package's exports map (sources, under the `@llm-worker/source` condition)", () => {
+    expect(runProbe(["--conditions=@llm-worker/source", "--import", "tsx"])).toBe(
       "function,src/index.ts,ERR_PACKAGE_PATH_NOT_EXPORTED,ERR_PACKAGE_PATH_NOT_EXPORTED"
     )
   })

@@ -1,4 +1,5 @@
-import { createLlmClient, Item, isLlmError, sseText, startReplayProvider, type Request } from "llm-worker"
+import { createLlmClient, Item, isLlmError, type Request } from "llm-worker"
+import { sseText, startReplayProvider } from "llm-worker/testing"
 
 // A recorded-style OpenAI Chat Completions stream, replayed by a local server (no network, no key needed).
 const chunk = (choice: Record<string, unknown> | undefined, usage?: Record<string, unknown>) => ({
@@ -23,8 +24,7 @@ const client = createLlmClient({
   model: "gpt-4.1-mini",
   apiKey: "sk-example", // otherwise read from OPENAI_API_KEY
   baseUrl: replay.baseUrl, // otherwise OPENAI_BASE_URL, else https://api.openai.com/v1
-  retry: { maxRetries: 2 },
-  timeouts: { headersMs: 5_000, idleMs: 5_000 }
+  retry: { maxRetries: 2 }, timeouts: { headersMs: 5_000, idleMs: 5_000 }
 })
 const request: Request = { model: client.model, items: [Item.userText("Hi")], tools: [], config: { maxTokens: 64, topK: 5 } }
 

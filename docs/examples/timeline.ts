@@ -1,4 +1,5 @@
-import { anthropicScheme, parseSseText, ResponseCollector, sseText, Timeline, type Event } from "llm-worker"
+import { anthropicScheme, parseSseText, ResponseCollector, Timeline, type Event } from "llm-worker"
+import { sseText } from "llm-worker/testing"
 
 // An Anthropic Messages stream: a text block, then two tool calls whose argument fragments arrive in pieces.
 const event = (data: Record<string, unknown>) => ({ event: String(data["type"]), data: JSON.stringify(data) })

@@ -1,4 +1,5 @@
-import { createLlmClient, Item, PreLlmRequest, sseText, startReplayProvider, Worker, type MutableWorker } from "llm-worker"
+import { createLlmClient, Item, PreLlmRequest, Worker, type MutableWorker } from "llm-worker"
+import { sseText, startReplayProvider } from "llm-worker/testing"
 
 const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null) => ({
   data: JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] })

@@ -1,5 +1,6 @@
 import { z } from "zod"
-import { createLlmClient, defineTool, Item, OnPromptSubmit, OnTurnEnd, PostToolCall, PreLlmRequest, PreToolCall, sseText, startReplayProvider, StreamHook, Worker } from "llm-worker"
+import { createLlmClient, defineTool, Item, OnPromptSubmit, OnTurnEnd, PostToolCall, PreLlmRequest, PreToolCall, StreamHook, Worker } from "llm-worker"
+import { sseText, startReplayProvider } from "llm-worker/testing"
 
 const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null) => ({
   data: JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason }] })

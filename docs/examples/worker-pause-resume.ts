@@ -1,4 +1,5 @@
-import { createLlmClient, defineTool, PreToolCall, sseText, startReplayProvider, Worker } from "llm-worker"
+import { createLlmClient, defineTool, PreToolCall, Worker } from "llm-worker"
+import { sseText, startReplayProvider } from "llm-worker/testing"
 
 // One response with three parallel tool calls, then a closing answer.
 const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null) => ({

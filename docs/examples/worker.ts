@@ -1,5 +1,6 @@
 import { z } from "zod"
-import { createLlmClient, defineTool, sseText, startReplayProvider, Worker } from "llm-worker"
+import { createLlmClient, defineTool, Worker } from "llm-worker"
+import { sseText, startReplayProvider } from "llm-worker/testing"
 
 // Two recorded-style OpenAI Chat responses: the model calls a tool, then answers with its result.
 const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null) => ({

@@ -11,12 +11,13 @@ export interface ConnectionFlags {
 export type Command =
   | { readonly kind: "help" }
   | ({ readonly kind: "chat"; readonly system?: string; readonly root?: string } & ConnectionFlags)
-  | { readonly kind: "demo"; readonly provider?: string }
+  | { readonly kind: "demo"; readonly provider?: string; readonly showRequests: boolean }
 
 export const USAGE = `Usage:
-  llm-worker demo [--provider <name>]
+  llm-worker demo [--provider <name>] [--show-requests]
       Replays a recorded session offline (no model is called): a real client, worker and tools
-      run against a local server that sends a provider's recorded stream.
+      run against a local server that sends a provider's recorded stream. --show-requests also
+      prints the byte-exact tool definitions each provider is sent.
   llm-worker chat [--provider <name>] [--model <model>] [--base-url <url>] [--system <prompt>] [--root <folder>]
       Chats with a model in the terminal, with the tools clock, calculator and read_file
       (read_file sees only --root, default: the current folder). Ctrl-C cancels the current
@@ -36,7 +37,7 @@ const CHAT_OPTIONS = {
   root: { type: "string" }
 } as const
 
-const DEMO_OPTIONS = { provider: { type: "string" } } as const
+const DEMO_OPTIONS = { provider: { type: "string" }, "show-requests": { type: "boolean" } } as const
 
 /** Runs node's parser, turning its complaints (unknown flag, missing value) into usage errors. */
 const parsing = <T>(command: string, parse: () => T): T => {
@@ -66,7 +67,7 @@ export const parseCommand = (argv: ReadonlyArray<string>): Command => {
     }
     case "demo": {
       const { values } = parsing("demo", () => parseArgs({ args: rest, options: DEMO_OPTIONS, strict: true, allowPositionals: false }))
-      return { kind: "demo", ...(values.provider === undefined ? {} : { provider: values.provider }) }
+      return { kind: "demo", showRequests: values["show-requests"] === true, ...(values.provider === undefined ? {} : { provider: values.provider }) }
     }
     case undefined:
       throw usageError("no command given")

@@ -25,7 +25,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         new Terminal(process.stdout, false).message(`${USAGE}\n`)
         return 0
       case "demo":
-        await runDemo(command.provider, Terminal.for(process.stdout))
+        await runDemo(command.provider, Terminal.for(process.stdout), { showRequests: command.showRequests })
         return 0
       case "chat":
         return await runChat(command)

@@ -17,6 +17,9 @@ export interface IsolatedContext {
  */
 export type IsolatedHandler<A> = (args: A, context: IsolatedContext) => unknown
 
+/**
+ * What `defineIsolatedTool` takes: name, description and schema as for `defineTool`, and the handler as a module and export name.
+ */
 export interface IsolatedToolConfig<S extends ArgumentSchema> {
   readonly name: string
   readonly description: string

@@ -18,6 +18,7 @@ export interface IsolatedTask {
 /** What the thread entry answers: always plain strings, so the reply itself cannot fail to clone. */
 export type IsolatedReply = { readonly ok: true; readonly output: string } | { readonly ok: false; readonly message: string }
 
+/** Size and per-thread resource limits of an `IsolationPool`. */
 export interface IsolationPoolOptions {
   /** Threads at most, each running one call at a time. Default: the machine's available parallelism. */
   readonly maxThreads?: number

@@ -3,6 +3,7 @@ import type { Request } from "./request.ts"
 import type { LintTarget } from "../schema/lint.ts"
 import type { ConfigWarning, SchemeName } from "./scheme.ts"
 
+/** Options of one `LlmClient.stream` call. */
 export interface StreamOptions {
   /** Cancels the request at any point: before headers, between events, during retries' back-off. */
   readonly signal?: AbortSignal
@@ -22,9 +23,17 @@ export interface LlmClient {
   readonly scheme: SchemeName
   /** The provider rules tool schemas are linted against at registration; `scheme` when absent. */
   readonly toolLintTarget?: LintTarget
+  /** The provider's name as resolved at creation (`"anthropic"`, `"ollama"`…). */
   readonly provider: string
+  /** The model every request of this client names. */
   readonly model: string
+  /**
+   * Sends `request` and yields the response as neutral events, retrying as the client's retry policy allows.
+   * Rejects with an `LlmError` when the call fails for good, `LlmCancelled` when `options.signal` fires.
+   */
   stream(request: Request, options?: StreamOptions): AsyncIterable<Event>
+  /** The exact body `stream` sends for `request`, byte-identical for the same request. */
   encodeRequest(request: Request): string
+  /** The settings of `request` this client's provider cannot honour, as warnings. */
   validate(request: Request): ReadonlyArray<ConfigWarning>
 }

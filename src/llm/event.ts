@@ -7,13 +7,16 @@ import type { ProviderItem, ProviderItemScheme, ReasoningData } from "./item.ts"
  * blocks by provider index and call id, so parallel tool calls never share a block).
  */
 
+/** Why a response ended, normalised across providers. */
 export type StopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "content_filter" | "other"
 
+/** What kind of block a `block_start` opens: text, thinking, or a tool call with its id and name. */
 export type BlockMeta =
   | { readonly kind: "text" }
   | { readonly kind: "thinking" }
   | { readonly kind: "tool_use"; readonly id: string; readonly name: string; readonly thoughtSignature?: string }
 
+/** A piece of a block's content: text, thinking text, or a fragment of a tool call's JSON arguments. */
 export type BlockDelta =
   | { readonly kind: "text"; readonly text: string }
   | { readonly kind: "thinking"; readonly text: string }
@@ -63,6 +66,11 @@ export interface Citation {
   readonly json: string
 }
 
+/**
+ * The neutral stream of one response, the same for every wire format: blocks (text, thinking, tool calls) opened,
+ * extended and closed by index, plus usage, status, provider items and errors. `LlmClient.stream` yields these;
+ * a `Timeline` turns them into per-block scopes.
+ */
 export type Event =
   | { readonly type: "ping" }
   | ({ readonly type: "usage"; readonly raw?: RawUsage } & Usage)

@@ -52,6 +52,7 @@ const defined = (fields: Readonly<Record<string, JsonObject[string] | undefined>
 
 /** Helpers for the hosted tools this library documents; `of` accepts any other provider entry. */
 export const HostedTool = {
+  /** Any other provider entry, sent as given in the `tools` array of `scheme`'s requests. */
   of,
   /** OpenAI Responses `web_search`: results come back as `web_search_call` items and `url_citation` annotations. */
   openAiWebSearch: (options: { readonly searchContextSize?: "low" | "medium" | "high" } = {}): HostedTool =>

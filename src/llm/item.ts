@@ -4,18 +4,23 @@
  * format; nothing provider-specific lives here except the opaque reasoning data a provider needs back.
  */
 
+/** One piece of a message: text the user sent, text or a refusal the model produced, or an image (base64 `data`). */
 export type ContentPart =
   | { readonly type: "input_text"; readonly text: string }
   | { readonly type: "output_text"; readonly text: string }
   | { readonly type: "refusal"; readonly text: string }
   | { readonly type: "input_image"; readonly mediaType: string; readonly data: string }
 
+/** A user or assistant message: its content parts in order. */
 export interface MessageItem {
   readonly type: "message"
   readonly role: "user" | "assistant"
   readonly content: ReadonlyArray<ContentPart>
 }
 
+/**
+ * A tool call the model made. `callId` pairs it with its `FunctionCallOutputItem`; `arguments` is the JSON text the model sent, as sent.
+ */
 export interface FunctionCallItem {
   readonly type: "function_call"
   readonly callId: string
@@ -26,6 +31,9 @@ export interface FunctionCallItem {
   readonly thoughtSignature?: string
 }
 
+/**
+ * The result of one tool call, sent back to the model. `isError` marks a failed call (each provider marks it its own way, decision 0009).
+ */
 export interface FunctionCallOutputItem {
   readonly type: "function_call_output"
   readonly callId: string
@@ -40,6 +48,9 @@ export type ReasoningData =
   | { readonly provider: "openai"; readonly id: string; readonly encryptedContent?: string }
   | { readonly provider: "gemini"; readonly thoughtSignature: string }
 
+/**
+ * Reasoning the model did before answering: its visible text, and the opaque `data` its provider needs back to continue from it.
+ */
 export interface ReasoningItem {
   readonly type: "reasoning"
   /** Visible reasoning text or summary (may be empty when the provider only returns encrypted content). */
@@ -68,21 +79,37 @@ export interface ProviderItem {
   readonly json: string
 }
 
+/**
+ * One entry of the neutral conversation history, the same for every provider. Build the common ones with the
+ * constructors of the same name (`Item.userText`, `Item.functionCallOutput`…).
+ */
 export type Item = MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem | ProviderItem
 
+/**
+ * Constructors for history items.
+ *
+ * @example
+ * ```ts
+ * const history = [Item.userText("What is 2 + 3?"), Item.functionCall("call_1", "add", '{"a":2,"b":3}'), Item.functionCallOutput("call_1", "5")]
+ * ```
+ */
 export const Item = {
+  /** A user message with one text part. */
   userText: (text: string): MessageItem => ({ type: "message", role: "user", content: [{ type: "input_text", text }] }),
+  /** An assistant message with one text part. */
   assistantText: (text: string): MessageItem => ({
     type: "message",
     role: "assistant",
     content: [{ type: "output_text", text }]
   }),
+  /** A tool call `name(args)` under `callId`; `args` is JSON text. */
   functionCall: (callId: string, name: string, args: string): FunctionCallItem => ({
     type: "function_call",
     callId,
     name,
     arguments: args
   }),
+  /** The result of the call `callId`; `isError` marks a failed call. */
   functionCallOutput: (callId: string, output: string, isError = false): FunctionCallOutputItem => ({
     type: "function_call_output",
     callId,

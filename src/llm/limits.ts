@@ -27,8 +27,10 @@ export interface ResponseLimits {
   readonly maxEventChars: number
 }
 
+/** The name of one response bound, as `LlmLimitExceeded.limit` reports it. */
 export type ResponseLimitName = keyof ResponseLimits
 
+/** The bounds a client applies to each response unless `LlmClientOptions.limits` overrides them (docs/security.md). */
 export const defaultResponseLimits: ResponseLimits = {
   maxTextBytes: 8 * 1024 * 1024,
   maxReasoningBytes: 8 * 1024 * 1024,
@@ -62,7 +64,23 @@ export const limitExceeded = (limit: ResponseLimitName, max: number, seen: numbe
     message: `The response exceeded ${limit} = ${max}: ${seen} ${UNIT[limit]} of ${WHAT[limit]}${detail} (raise limits.${limit} if this is expected)`
   })
 
-export const utf8Bytes = (text: string): number => Buffer.byteLength(text, "utf8")
+/**
+ * UTF-8 length of a string without encoding it (no `Buffer` outside Node, and no allocation per delta). A lone
+ * surrogate counts 3 bytes, as the U+FFFD that encoding would put in its place.
+ */
+export const utf8Bytes = (text: string): number => {
+  let bytes = text.length
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) continue
+    if (code < 0x800) bytes += 1
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2 // a surrogate pair: 2 UTF-16 units, 4 bytes
+      i++
+    } else bytes += 2
+  }
+  return bytes
+}
 
 /**
  * Counts what one response has streamed so far and throws `LlmLimitExceeded` on the event that would pass a

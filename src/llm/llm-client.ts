@@ -11,6 +11,9 @@ import type { TransportOptions } from "./transport/sse-transport.ts"
 import { defaultTimeouts } from "./transport/timeouts.ts"
 import type { Timeouts } from "./transport/timeouts.ts"
 
+/**
+ * Options of `createLlmClient`. Only `provider` and `model` are required; keys and base URLs default to the provider's environment variables.
+ */
 export interface LlmClientOptions {
   /** A built-in provider name (`openai`, `anthropic`, `gemini`, `ollama`, …) or a custom `Provider`. */
   readonly provider: string | Provider
@@ -29,7 +32,7 @@ export interface LlmClientOptions {
   readonly limits?: Partial<ResponseLimits>
   /** Defaults to the global `fetch`. */
   readonly fetch?: typeof globalThis.fetch
-  /** Where keys and base URLs are looked up; defaults to `process.env`. */
+  /** Where keys and base URLs are looked up; defaults to `process.env` where there is one (Node, Bun, Deno), else `{}`. */
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Extra headers on every request (organisation ids, OpenRouter's `HTTP-Referer`, …); auth headers win. */
   readonly headers?: Readonly<Record<string, string>>
@@ -57,6 +60,10 @@ const mergeHeaders = (extra: Readonly<Record<string, string>>, auth: Readonly<Re
   return Object.fromEntries(merged)
 }
 
+/** `process.env` without assuming a `process`: browsers and edge runtimes have none. */
+const processEnv = (): Readonly<Record<string, string | undefined>> =>
+  (globalThis as { readonly process?: { readonly env?: Readonly<Record<string, string | undefined>> } }).process?.env ?? {}
+
 const nonEmpty = (value: string | undefined): string | undefined =>
   value === undefined || value.trim() === "" ? undefined : value.trim()
 
@@ -64,10 +71,19 @@ const nonEmpty = (value: string | undefined): string | undefined =>
  * Creates a client for one provider and model. Configuration is resolved here, once: an unknown provider, a
  * missing model or a missing key for a hosted provider throws `LlmConfigError` now rather than at the first
  * request, and later changes to the environment do not affect an existing client.
+ *
+ * @example
+ * ```ts
+ * const client = createLlmClient({ provider: "anthropic", model: "claude-sonnet-4-5" }) // reads ANTHROPIC_API_KEY
+ * const local = createLlmClient({ provider: "ollama", model: "qwen3", timeouts: { idleMs: 30_000 } })
+ * for await (const event of client.stream({ model: client.model, items: [Item.userText("Hi")], tools: [], config: {} })) {
+ *   if (event.type === "block_delta" && event.delta.kind === "text") process.stdout.write(event.delta.text)
+ * }
+ * ```
  */
 export const createLlmClient = (options: LlmClientOptions): LlmClient => {
   const provider = resolveProvider(options.provider)
-  const env = options.env ?? process.env
+  const env = options.env ?? processEnv()
   const model = options.model.trim()
   if (model === "") throw new LlmConfigError({ message: `No model given for provider "${provider.name}"` })
 

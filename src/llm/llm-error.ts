@@ -47,6 +47,7 @@ export class LlmCancelled extends Data.TaggedError("LlmCancelled")<{ readonly me
 /** No credentials or an unusable configuration (unknown provider, missing model). */
 export class LlmConfigError extends Data.TaggedError("LlmConfigError")<{ readonly message: string }> {}
 
+/** Every way an LLM call can fail, each a tagged error (`_tag`); narrow with `isLlmError` and a `switch` on `_tag`. */
 export type LlmError =
   | LlmHttpError
   | LlmTimeout
@@ -68,5 +69,6 @@ const TAGS: ReadonlySet<string> = new Set([
   "LlmConfigError"
 ])
 
+/** Whether `u` is one of the `LlmError` classes (by tag). */
 export const isLlmError = (u: unknown): u is LlmError =>
   typeof u === "object" && u !== null && "_tag" in u && TAGS.has((u as { _tag: string })._tag)

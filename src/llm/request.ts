@@ -9,12 +9,16 @@ export interface ToolSpec {
   readonly inputSchema: JsonSchema
 }
 
+/** Whether the model may, must or must not call tools, or must call the one named. */
 export type ToolChoice =
   | { readonly type: "auto" }
   | { readonly type: "none" }
   | { readonly type: "required" }
   | { readonly type: "tool"; readonly name: string }
 
+/**
+ * Generation settings of a request. A setting a provider cannot honour is reported by `validate` as a `ConfigWarning`, never silently dropped.
+ */
 export interface RequestConfig {
   readonly maxTokens?: number
   readonly temperature?: number

@@ -18,6 +18,7 @@ export interface ConfigWarning {
   readonly message: string
 }
 
+/** The four wire formats: OpenAI Chat Completions, OpenAI Responses, Anthropic Messages and Gemini. */
 export type SchemeName = "openai-chat" | "openai-responses" | "anthropic" | "gemini"
 
 /**
@@ -26,7 +27,9 @@ export type SchemeName = "openai-chat" | "openai-responses" | "anthropic" | "gem
  * was missing.
  */
 export interface StreamDecoder {
+  /** Decodes one SSE message into the events it completes (possibly none, possibly several). */
   push(message: SseMessage): ReadonlyArray<Event>
+  /** Ends the response: closes every block still open and reports what a truncated stream was missing. */
   end(): ReadonlyArray<Event>
   /**
    * Whether `end()` called now would complete the response: it has seen everything a whole response needs,
@@ -64,5 +67,6 @@ export interface Scheme {
    * Without it, tool names are reported as they came over the wire.
    */
   decoder(request?: Request, options?: DecoderOptions): StreamDecoder
+  /** The request settings this wire format cannot honour, as warnings (nothing is dropped silently). */
   validate(request: Request): ReadonlyArray<ConfigWarning>
 }

@@ -16,6 +16,7 @@ export interface SseParser {
   feed(chunk: string): ReadonlyArray<SseMessage>
 }
 
+/** An incremental SSE parser whose pending event is bounded by `maxEventChars` (see `SseParser`). */
 export const createSseParser = (maxEventChars: number = defaultResponseLimits.maxEventChars): SseParser => {
   let batch: Array<SseMessage> = []
   const parser = Sse.makeParser(

@@ -18,6 +18,7 @@ export interface DecodeFailure {
   readonly stoppedEarly?: true
 }
 
+/** The outcome of decoding a tool's arguments: the typed value, or the issues that refused it. */
 export type DecodeResult<A> = { readonly ok: true; readonly value: A } | DecodeFailure
 
 /**

@@ -7,6 +7,7 @@ export type JsonValue =
   | ReadonlyArray<JsonValue>
   | { readonly [key: string]: JsonValue }
 
+/** A JSON object: string keys, `JsonValue` values. */
 export type JsonObject = { readonly [key: string]: JsonValue }
 
 /**

@@ -20,6 +20,7 @@ export interface SchemaLint {
   readonly message: string
 }
 
+/** Which provider rules `lintToolSpec` / `lintToolSet` check (every dialect when `targets` is absent). */
 export interface LintOptions {
   /** Which targets to check; all four dialects by default. */
   readonly targets?: ReadonlyArray<LintTarget>

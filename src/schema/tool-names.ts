@@ -47,8 +47,13 @@ export const wireNameProblem = (name: string, dialect: ToolDialect): string | un
     : `${dialect} cannot take tool name ${JSON.stringify(wire)} (${rule.text})`
 }
 
+/**
+ * The tool names of one tool set on one provider: neutral names to the wire spellings the provider accepts, and back.
+ */
 export interface ToolNameMap {
+  /** The name sent to the provider for the neutral `name`. */
   toWire(name: string): string
+  /** The neutral name for a name the provider sent back (unknown names are returned as they are). */
   fromWire(name: string): string
 }
 

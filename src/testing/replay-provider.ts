@@ -36,6 +36,7 @@ export type ReplayStep =
   /** Drop the connection without answering. */
   | { readonly kind: "reset" }
 
+/** One request the replay provider received, as it arrived. */
 export interface RecordedRequest {
   readonly method: string
   readonly path: string
@@ -45,14 +46,17 @@ export interface RecordedRequest {
   readonly disconnected: Promise<void>
 }
 
+/** A running replay provider: where to point a client, what it received, and how to stop it. */
 export interface ReplayProvider {
   /** What to pass as the client's `baseUrl` for this scheme's providers. */
   readonly baseUrl: string
   /** Every request received, in order (including ones answered with an error). */
   readonly requests: ReadonlyArray<RecordedRequest>
+  /** Stops the server and ends every open connection (stalled replies included). */
   close(): Promise<void>
 }
 
+/** Which wire format to serve, and the script of replies, one step per request. */
 export interface ReplayProviderOptions {
   readonly scheme: SchemeName
   readonly script: ReadonlyArray<ReplayStep>

@@ -56,6 +56,10 @@ export const assistantItems = (parts: {
   return items
 }
 
+/**
+ * One whole response as history items (text, reasoning, tool calls and provider items in model order), with why
+ * it stopped, its usage, its citations, the tool calls it left unfinished and any protocol issues.
+ */
 export interface AssistantResponse {
   readonly state: Exclude<TimelineState, "open">
   readonly items: ReadonlyArray<Item>

@@ -8,6 +8,7 @@ export interface ProviderItemBlock extends BlockPosition {
   readonly item: ProviderItem
 }
 
+/** A citation and, when known, the index of the text block it annotates. */
 export interface CitationEntry {
   /** The text block the citation annotates, when the provider said which. */
   readonly index?: number

@@ -18,6 +18,7 @@ import type { ProtocolIssue } from "./protocol-issue.ts"
  */
 export class TimelineMisuse extends Data.TaggedError("TimelineMisuse")<{ readonly message: string }> {}
 
+/** A timeline is `open` while events arrive, then `finished` (the response ended) or `aborted`. */
 export type TimelineState = "open" | "finished" | "aborted"
 
 interface OpenBlock {
@@ -82,6 +83,7 @@ export class Timeline {
     return this
   }
 
+  /** Calls `listener` for every meta event of `type` (`usage`, `status`, `error`, `ping`, `citation`) from now on. */
   onMeta<T extends MetaEvent["type"]>(type: T, listener: (event: MetaEventOf<T>) => void): this {
     this.#ensureOpen("register a meta listener")
     this.#meta[type].push(listener)
@@ -98,12 +100,14 @@ export class Timeline {
     return this
   }
 
+  /** Calls `listener` for every protocol issue (an event that does not fit the block protocol), instead of throwing. */
   onIssue(listener: (issue: ProtocolIssue) => void): this {
     this.#ensureOpen("register an issue listener")
     this.#issueListeners.push(listener)
     return this
   }
 
+  /** Feeds one event: routes block events to their block's scope and the rest to their listeners. */
   dispatch(event: Event): void {
     this.#ensureOpen(`dispatch a ${event.type} event`)
     switch (event.type) {

@@ -18,6 +18,7 @@ export interface RegistrationOptions {
   readonly lintTargets?: ReadonlyArray<LintTarget>
 }
 
+/** What a registration did: the definitions it added, and the lint warnings their schemas raised. */
 export interface RegistrationReport {
   readonly registered: ReadonlyArray<ToolSpec>
   /** What a target provider would silently degrade (e.g. an OpenAI tool that cannot use strict mode). */

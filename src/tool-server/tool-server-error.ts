@@ -66,6 +66,7 @@ export type ToolCallError = ToolNotFound | ToolExecution | ToolTimeout | ToolCan
 /** What registration can fail with. */
 export type ToolRegistrationError = DuplicateName | RegistrationFailed
 
+/** Every error the tool server raises: the call errors and the registration errors. */
 export type ToolServerError = ToolCallError | ToolRegistrationError
 
 /** True for the call errors this package builds; never throws, whatever `u` is (a look-alike is not one). */

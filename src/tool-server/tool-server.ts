@@ -72,6 +72,7 @@ export class ToolRegistry {
   }
 }
 
+/** Options of one `callTool`. */
 export interface CallToolOptions {
   /** The provider's call id, passed to the tool's context; a local id is generated when absent. */
   readonly callId?: string
@@ -288,6 +289,15 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
 /**
  * Owns a name-sorted tool map. Hand out `handle()`s to share it; the Worker that owns the server registers
  * tools into it.
+ *
+ * @example
+ * ```ts
+ * const server = new ToolServer()
+ * const worker = Worker.create({ client, toolServer: server }) // the worker registers, the server keeps
+ * worker.registerTool(add)
+ * const handle = server.handle()
+ * console.log(handle.names(), await handle.callTool("add", '{"a":2,"b":3}', { timeoutMs: 1_000 })) // [ 'add' ] 5
+ * ```
  */
 export class ToolServer {
   private readonly root: ToolServerHandle
@@ -296,6 +306,7 @@ export class ToolServer {
     this.root = new ToolServerHandle(new ToolRegistry())
   }
 
+  /** A new handle onto this server's tools (handles are cheap; clone freely). */
   handle(): ToolServerHandle {
     return this.root.clone()
   }

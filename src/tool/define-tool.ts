@@ -8,6 +8,10 @@ import { ExecutionFailed, InvalidArgument } from "./tool-error.ts"
 import { isToolFailure } from "./tool-failure.ts"
 import { ToolMeta } from "./tool-meta.ts"
 
+/**
+ * What `defineTool` takes: the tool's name and description as the model sees them, its argument schema
+ * (`parameters`; none means no arguments), optional per-registration `state`, and the `execute` handler.
+ */
 export interface ToolConfig<S extends ArgumentSchema, State> {
   readonly name: string
   readonly description: string
@@ -35,7 +39,7 @@ export interface TypedToolDefinition<A> extends ToolDefinition {
 }
 
 /** The argument type of a tool declared without `parameters`: it accepts exactly `{}`. */
-type NoArguments = TypedJsonSchema<Record<string, never>>
+export type NoArguments = TypedJsonSchema<Record<string, never>>
 
 const NO_ARGUMENTS = { type: "object", properties: {}, additionalProperties: false } as const
 
@@ -103,6 +107,7 @@ const runHandler = <A, State>(
  * handler only ever sees arguments that schema accepts.
  *
  * @example
+ * ```ts
  * const weather = defineTool({
  *   name: "get_weather",
  *   description: "Weather forecast for a city",
@@ -110,8 +115,9 @@ const runHandler = <A, State>(
  *   execute: ({ city, days }) => ({ city, days: days ?? 1, forecast: "sunny" })
  * })
  * worker.registerTool(weather)
+ * ```
  *
- * Gotchas: the codec is compiled here, once, so an invalid schema throws at definition time; the factory (and
+ * @remarks Gotchas: the codec is compiled here, once, so an invalid schema throws at definition time; the factory (and
  * `state`) runs at each registration.
  */
 export function defineTool<S extends ArgumentSchema = NoArguments, State = undefined>(

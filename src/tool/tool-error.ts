@@ -37,9 +37,13 @@ export class Internal extends Data.TaggedError("Internal")<{ readonly message: s
  */
 export type ToolError = InvalidArgument | ExecutionFailed | Internal
 
+/** Constructors for the three `ToolError`s, and `ToolError.is` to recognise one. */
 export const ToolError = {
+  /** The arguments were refused; the model is told why and may retry. */
   InvalidArgument: (message: string): ToolError => new InvalidArgument({ message }),
+  /** The tool ran and failed; the message is the model's error result. */
   ExecutionFailed: (message: string): ToolError => new ExecutionFailed({ message }),
+  /** A fault in the tool or the library, not the model's doing. */
   Internal: (message: string): ToolError => new Internal({ message }),
   /** True for values built by these constructors (or subclasses); never throws, whatever `u` is. */
   is: (u: unknown): u is ToolError => typeof u === "object" && u !== null && genuine.has(u)

@@ -94,6 +94,7 @@ export class ToolMeta implements Equal.Equal {
     return new ToolMeta(this.name, this.descriptionText, this.schema, checkOutputLimit(maxBytes, "outputLimit"))
   }
 
+  /** Structural equality: same name, description, output limit and schema (key order ignored). */
   equals(that: ToolMeta): boolean {
     return (
       this.name === that.name &&
@@ -103,15 +104,18 @@ export class ToolMeta implements Equal.Equal {
     )
   }
 
+  /** Effect's `Equal`: the same as `equals`. */
   [Equal.symbol](that: Equal.Equal): boolean {
     return that instanceof ToolMeta && this.equals(that)
   }
 
+  /** Effect's `Hash`, consistent with `equals`. */
   [Hash.symbol](): number {
     // The schema is left out: equal schemas may differ in key order, and equal values must hash alike.
     return Hash.string(`${this.name}\u0000${this.descriptionText}`)
   }
 
+  /** The provider-neutral definition: name, description and input schema. */
   toJSON(): { readonly name: string; readonly description: string; readonly inputSchema: JsonSchema } {
     return { name: this.name, description: this.descriptionText, inputSchema: this.schema }
   }

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto"
 import { Item } from "../llm/item.ts"
 import type { LlmClient } from "../llm/client.ts"
 import type { Request } from "../llm/request.ts"
@@ -11,8 +10,9 @@ import type { Request } from "../llm/request.ts"
  * followed by a user message and once by an assistant message. The two bodies agree up to the point where the
  * appended item begins (or, for schemes that merge consecutive same-role items, up to where the last locked
  * content ends), so their longest common prefix is exactly what any later request must repeat byte for byte.
- * Its length and SHA-256 are recorded; before every request the body's first `prefixBytes` bytes are hashed and
- * compared. Whatever the model or a hook appends afterwards cannot disturb it; rewriting a locked item, the
+ * Its length and a private copy of its bytes are kept; before every request the body's first `prefixBytes` bytes
+ * are compared with that copy (no hash: Node's synchronous SHA-256 is not available in browsers or edge runtimes,
+ * Web Crypto's is asynchronous, and a comparison is cheaper than either). Whatever the model or a hook appends afterwards cannot disturb it; rewriting a locked item, the
  * system prompt, the tools or the config does.
  */
 export interface LockedPrefix {
@@ -20,7 +20,6 @@ export interface LockedPrefix {
   readonly systemPrompt: string | undefined
   readonly toolsVersion: number
   readonly prefixBytes: number
-  readonly prefixSha256: string
   readonly onViolation: "error" | "warn"
 }
 
@@ -36,23 +35,39 @@ export interface CacheReport {
   readonly locked: { readonly prefixBytes: number; readonly intact: boolean } | undefined
 }
 
-const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
+/** The locked prefix's bytes, kept out of the public `LockedPrefix` so that no caller can alter what is verified. */
+const lockedBytes = new WeakMap<LockedPrefix, Uint8Array>()
+
+const utf8 = new TextEncoder()
+
+/** A request body as the UTF-8 bytes that are sent. */
+export const utf8Body = (body: string): Uint8Array => utf8.encode(body)
+
+/** 4-byte words over `bytes` when its offset allows it (TextEncoder output always starts at offset 0). */
+const words = (bytes: Uint8Array, count: number): Uint32Array | undefined =>
+  bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, count) : undefined
 
 /**
- * Length of the longest common prefix. A binary search over native range comparisons (`Buffer.compare`, a
- * memcmp) instead of a JavaScript byte loop: bodies grow with the history and this runs on every request.
+ * Length of the longest common prefix. A portable loop (`Buffer.compare` exists only in Node) over 4-byte words,
+ * four words per step folded with XOR/OR so that one branch covers 16 bytes (about 2.5× a word-by-word loop).
+ * Bodies grow with the history and this runs on every request.
  */
 export const commonPrefixLength = (a: Uint8Array, b: Uint8Array): number => {
-  let low = 0
-  let high = Math.min(a.length, b.length)
-  if (Buffer.compare(a.subarray(0, high), b.subarray(0, high)) === 0) return high
-  // Invariant: the first `low` bytes agree, the first `high` bytes do not.
-  while (high - low > 1) {
-    const middle = (low + high) >>> 1
-    if (Buffer.compare(a.subarray(low, middle), b.subarray(low, middle)) === 0) low = middle
-    else high = middle
+  const length = Math.min(a.length, b.length)
+  let at = 0
+  const count = length >>> 2
+  const x = words(a, count)
+  const y = x === undefined ? undefined : words(b, count)
+  if (x !== undefined && y !== undefined) {
+    let i = 0
+    for (const last = count - 3; i < last; i += 4) {
+      if (((x[i]! ^ y[i]!) | (x[i + 1]! ^ y[i + 1]!) | (x[i + 2]! ^ y[i + 2]!) | (x[i + 3]! ^ y[i + 3]!)) !== 0) break
+    }
+    while (i < count && x[i] === y[i]) i++
+    at = i << 2
   }
-  return low
+  while (at < length && a[at] === b[at]) at++
+  return at
 }
 
 export const takeLock = (
@@ -61,24 +76,24 @@ export const takeLock = (
   toolsVersion: number,
   onViolation: "error" | "warn"
 ): LockedPrefix => {
-  const withUser = Buffer.from(client.encodeRequest({ ...locked, items: [...locked.items, Item.userText("u")] }), "utf8")
-  const withAssistant = Buffer.from(
-    client.encodeRequest({ ...locked, items: [...locked.items, Item.assistantText("a")] }),
-    "utf8"
-  )
+  const withUser = utf8Body(client.encodeRequest({ ...locked, items: [...locked.items, Item.userText("u")] }))
+  const withAssistant = utf8Body(client.encodeRequest({ ...locked, items: [...locked.items, Item.assistantText("a")] }))
   const prefixBytes = commonPrefixLength(withUser, withAssistant)
-  return {
+  const lock: LockedPrefix = Object.freeze({
     historyLength: locked.items.length,
     systemPrompt: locked.systemPrompt,
     toolsVersion,
     prefixBytes,
-    prefixSha256: sha256(withUser.subarray(0, prefixBytes)),
     onViolation
-  }
+  })
+  lockedBytes.set(lock, withUser.slice(0, prefixBytes))
+  return lock
 }
 
-export const prefixIntact = (lock: LockedPrefix, body: Uint8Array): boolean =>
-  body.length >= lock.prefixBytes && sha256(body.subarray(0, lock.prefixBytes)) === lock.prefixSha256
+export const prefixIntact = (lock: LockedPrefix, body: Uint8Array): boolean => {
+  const prefix = lockedBytes.get(lock)
+  return prefix !== undefined && body.length >= prefix.length && commonPrefixLength(prefix, body) === prefix.length
+}
 
 /** Remembers the previous request body of a worker so each request can be compared with the one before. */
 export class RequestBytesTracker {

@@ -7,6 +7,7 @@ export {
   DEFAULT_MAX_CALLS_PER_RESPONSE
 } from "./worker.ts"
 export type { WorkerOptions, RunOptions, LockOptions, RunResult } from "./worker.ts"
+export type { RunReport } from "./turn-loop.ts"
 export {
   Hook,
   OnPromptSubmit,
@@ -42,7 +43,17 @@ export type {
   StreamHookResult,
   PreToolCallResult,
   PostToolCallResult,
-  TurnEndResult
+  TurnEndResult,
+  PromptSubmitInput,
+  PreLlmRequestInput,
+  StreamChunkInput,
+  TextDeltaInput,
+  ToolCallDeltaInput,
+  StreamCompleteInput,
+  PreToolCallInput,
+  PostToolCallInput,
+  TurnEndInput,
+  AbortInput
 } from "./hooks.ts"
 export type { Subscriber, WorkerEvent, WorkerEventOf, EventsOptions } from "./subscriber.ts"
 export { DEFAULT_MAX_BUFFERED_EVENTS, DEFAULT_MAX_BUFFERED_CHARS } from "./subscriber.ts"

@@ -12,6 +12,10 @@ import { providerItemJsonProblem } from "../llm/provider-item.ts"
  */
 const owned = new WeakSet<object>()
 
+/**
+ * Thrown when a history item handed to the worker (in `history`, `setHistory`, `pushItem`, a hook's rewrite) is not
+ * a well-formed `Item`; the message names the field.
+ */
 export class InvalidItem extends TypeError {}
 
 const fail = (what: string): never => {

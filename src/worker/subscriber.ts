@@ -34,28 +34,46 @@ export type WorkerEvent =
   | { readonly type: "cache_report"; readonly report: CacheReport }
   | { readonly type: "warning"; readonly message: string }
 
+/** The `WorkerEvent` of type `T`. */
 export type WorkerEventOf<T extends WorkerEvent["type"]> = Extract<WorkerEvent, { readonly type: T }>
 
 /** One optional callback per event kind, plus `onEvent` for everything. */
 export interface Subscriber {
+  /** Every event, before the callback for its kind. */
   readonly onEvent?: (event: WorkerEvent) => void
+  /** A model request starts (`turn` counts from 1 within the run). */
   readonly onTurnStart?: (event: WorkerEventOf<"turn_start">) => void
+  /** A model request ended, with how many tool calls it made. */
   readonly onTurnEnd?: (event: WorkerEventOf<"turn_end">) => void
+  /** A text, thinking or tool-call block of the response starts. */
   readonly onBlockStart?: (event: WorkerEventOf<"block_start">) => void
+  /** A piece of a block's content arrived. */
   readonly onBlockDelta?: (event: WorkerEventOf<"block_delta">) => void
+  /** A block ended normally. */
   readonly onBlockStop?: (event: WorkerEventOf<"block_stop">) => void
+  /** A block was cut off (the response failed or was cancelled first). */
   readonly onBlockAbort?: (event: WorkerEventOf<"block_abort">) => void
   /** Text deltas only (a convenience over `onBlockDelta`). */
   readonly onText?: (text: string, event: WorkerEventOf<"block_delta">) => void
+  /** A text block's whole text. */
   readonly onTextCompleted?: (event: WorkerEventOf<"text_completed">) => void
+  /** A tool call the model finished, before it runs. */
   readonly onToolCallCompleted?: (event: WorkerEventOf<"tool_call_completed">) => void
+  /** The outcome of one tool call, as it enters history. */
   readonly onToolResult?: (event: WorkerEventOf<"tool_result">) => void
+  /** An output kind the library does not model, whole (decision 0025). */
   readonly onProviderOutput?: (event: WorkerEventOf<"provider_output">) => void
+  /** A source the provider cites for the answer. */
   readonly onCitation?: (event: WorkerEventOf<"citation">) => void
+  /** Token usage of one response. */
   readonly onUsage?: (event: WorkerEventOf<"usage">) => void
+  /** The run's status changed (`running`, `finished`, `paused`, `failed`). */
   readonly onStatus?: (event: WorkerEventOf<"status">) => void
+  /** The run failed with this error (also thrown by `run()`). */
   readonly onError?: (event: WorkerEventOf<"error">) => void
+  /** Per request: how much of the body repeated the previous one, and whether the locked prefix held. */
   readonly onCacheReport?: (event: WorkerEventOf<"cache_report">) => void
+  /** Something non-fatal the run reports (a cache-lock violation with `onViolation: "warn"`, dropped calls…). */
   readonly onWarning?: (event: WorkerEventOf<"warning">) => void
 }
 
@@ -94,7 +112,11 @@ export interface EventsOptions {
   readonly maxBufferedChars?: number
 }
 
+/** Unread events an `events()` iterator holds before it overflows, unless `EventsOptions` says otherwise. */
 export const DEFAULT_MAX_BUFFERED_EVENTS = 10_000
+/**
+ * Unread delta characters an `events()` iterator holds before it overflows (1 Mi), unless `EventsOptions` says otherwise.
+ */
 export const DEFAULT_MAX_BUFFERED_CHARS = 1024 * 1024
 
 type Entry = { readonly subscriber: Subscriber }

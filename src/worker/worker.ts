@@ -21,6 +21,7 @@ import { type WorkerCore, makeCore } from "./worker-core.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit } from "../tool/output-limit.ts"
 import { CallsPending, type EventBufferOverflow, StaleWorker, WorkerBusy, type WorkerError, WorkerLocked } from "./worker-error.ts"
 
+/** What `Worker.create` takes: the client, and optionally tools, prompt, config, history and the run's limits. */
 export interface WorkerOptions {
   readonly client: LlmClient
   /** The tools to use; a fresh server when absent. Sharing a server shares its tools with its other handles. */
@@ -55,11 +56,13 @@ export interface WorkerOptions {
   readonly maxCallsPerResponse?: number
 }
 
+/** Options of one `run()` / `resume()`. */
 export interface RunOptions {
   /** Cancels this run only. */
   readonly signal?: AbortSignal
 }
 
+/** Options of `lock()`. */
 export interface LockOptions {
   /** What a request that breaks the locked prefix does: fail the run (default) or go on with a warning. */
   readonly onViolation?: "error" | "warn"
@@ -120,6 +123,12 @@ abstract class WorkerBase {
   /**
    * Sends `input` as a user message and runs until the model is done (or a hook pauses). Rejects with a
    * `WorkerError`. If calls left by a pause pause again, the run returns paused and `input` is not appended.
+   *
+   * @example
+   * ```ts
+   * const result = await worker.run("Plan a day in Kyoto", { signal: AbortSignal.timeout(60_000) })
+   * if (result.status === "paused") await worker.resume() // a hook paused before a tool call
+   * ```
    */
   run(input: string | Item, options?: RunOptions): Promise<RunResult> {
     return this.start("run", typeof input === "string" ? Item.userText(input) : input, options)
@@ -166,10 +175,34 @@ abstract class WorkerBase {
     return unansweredCalls(this.live("hasPendingCalls").history).length > 0
   }
 
+  /**
+   * Adds a hook at `point`; returns a function that removes it. Hooks of one point run in the order they were
+   * added; see `HookSignatures` for what each point receives and may return.
+   *
+   * @example
+   * ```ts
+   * const remove = worker.addHook("PostToolCall", ({ call, result }) =>
+   *   result.output.length > 10_000 ? PostToolCall.rewriteResult(result.output.slice(0, 10_000)) : PostToolCall.continue())
+   * remove() // later
+   * ```
+   */
   addHook<P extends HookPoint>(point: P, hook: HookFn<P>): () => void {
     return this.live("addHook").hooks.add(point, hook)
   }
 
+  /**
+   * Observes the worker's events (text, tool calls and results, usage, status, cache reports) until the returned
+   * function is called. A throwing or rejecting subscriber never affects the run; the error is reported to the other
+   * subscribers as a warning.
+   *
+   * @example
+   * ```ts
+   * const stop = worker.subscribe({
+   *   onText: (text) => process.stdout.write(text),
+   *   onToolResult: ({ outcome }) => console.log(`\n[${outcome.name}: ${outcome.status}]`)
+   * })
+   * ```
+   */
   subscribe(subscriber: Subscriber): () => void {
     return this.live("subscribe").hub.subscribe(subscriber)
   }
@@ -227,6 +260,12 @@ export class MutableWorker extends WorkerBase {
    * Registers one tool: its factory runs now, once. The schema and name are linted against this worker's
    * provider: what it would refuse throws `RegistrationFailed`, what it would degrade comes back as warnings.
    * Throws `DuplicateName` or `RegistrationFailed` and registers nothing on failure.
+   *
+   * @example
+   * ```ts
+   * const report = worker.registerTool(defineTool({ name: "clock", description: "Current time", execute: () => new Date().toISOString() }))
+   * for (const warning of report.warnings) console.warn(warning.message)
+   * ```
    */
   registerTool(definition: ToolDefinition): RegistrationReport {
     return this.registerTools([definition])
@@ -238,10 +277,12 @@ export class MutableWorker extends WorkerBase {
     return registerDefinitions(core.tools, definitions, { lintTargets: [core.client.toolLintTarget ?? core.client.scheme] })
   }
 
+  /** The system prompt of the next requests (`undefined` for none). */
   setSystemPrompt(prompt: string | undefined): void {
     this.idle("setSystemPrompt").systemPrompt = prompt
   }
 
+  /** The generation settings of the next requests (hosted tools are checked against the client's wire format). */
   setConfig(config: RequestConfig): void {
     const core = this.idle("setConfig")
     core.config = workerConfig(core.client, config)
@@ -275,6 +316,14 @@ export class MutableWorker extends WorkerBase {
    * Locks the current system prompt, tool set, config and history as the cached prefix. This object is retired;
    * use the returned worker. Throws `CallsPending` while calls in the history have no result (after a pause):
    * their results would land inside the locked prefix. `resume()` first (decision 0018).
+   *
+   * @example
+   * ```ts
+   * const locked = worker.lock() // `worker` is retired from here on
+   * await locked.run("First question")
+   * await locked.run("Second question") // same prefix bytes as the first request: a prompt-cache hit
+   * console.log(locked.lockedPrefix.prefixBytes)
+   * ```
    */
   lock(options?: LockOptions): CacheLockedWorker {
     const core = this.idle("lock")
@@ -365,8 +414,28 @@ const positiveInteger = (name: string, value: number | undefined, fallback: numb
   return chosen
 }
 
+/**
+ * Creates workers: `Worker.create(options)` returns a `MutableWorker`; `lock()` turns it into a `CacheLockedWorker`
+ * whose every request keeps the same byte prefix, so provider prompt caches hit.
+ *
+ * @example
+ * ```ts
+ * const worker = Worker.create({ client, systemPrompt: "Answer in one sentence." })
+ * worker.registerTool(weather)
+ * const locked = worker.lock()
+ * const result = await locked.run("What's the weather in Kyoto?")
+ * console.log(result.status, result.items.at(-1))
+ * ```
+ */
 export const Worker = {
-  /** A new worker in the Mutable state. */
+  /**
+   * A new worker in the Mutable state.
+   *
+   * @example
+   * ```ts
+   * const worker = Worker.create({ client: createLlmClient({ provider: "openai", model: "gpt-4.1-mini" }), maxTurns: 8 })
+   * ```
+   */
   create(options: WorkerOptions): MutableWorker {
     const maxTurns = positiveInteger("maxTurns", options.maxTurns, DEFAULT_MAX_TURNS)
     const maxArgumentDepth = positiveInteger("maxArgumentDepth", options.maxArgumentDepth, DEFAULT_MAX_JSON_DEPTH)

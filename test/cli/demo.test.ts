@@ -5,11 +5,17 @@ const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\
 
 describe.concurrent("llm-worker demo (child process)", () => {
   for (const provider of ["openai", "openai-responses", "anthropic", "gemini"]) {
-    it(`replays the recorded ${provider} session through the real tools and exits 0`, async () => {
-      const { code, stdout, stderr } = await runCli(["demo", "--provider", provider])
+    // One run also asks for the requests, so the flag is checked without a fifth process.
+    const showRequests = provider === "anthropic"
+    it(`replays the recorded ${provider} session through the real tools and exits 0${showRequests ? " (--show-requests)" : ""}`, async () => {
+      const { code, stdout, stderr } = await runCli(["demo", "--provider", provider, ...(showRequests ? ["--show-requests"] : [])])
       expect(stderr).toBe("")
       expect(code).toBe(0)
-      expect(stdout.split("\n")[0]).toMatch(/^REPLAY — no model is called: this is a replay of a recorded stream\./)
+      const lines = stdout.split("\n")
+      // First what the package is, then that this is a replay.
+      expect(lines[0]).toMatch(/^llm-worker — typed tools for LLM agents\./)
+      expect(lines.find((line) => line.startsWith("REPLAY"))).toBe("REPLAY — no model is called: this is a replay of a recorded stream.")
+      expect(stdout.indexOf("REPLAY")).toBeLessThan(stdout.indexOf("you›"))
       // Arguments as the recorded model sent them (Anthropic puts a space after the colon).
       expect(stdout).toMatch(/→ calculator \{"expression": ?"\(17\.5 \* 4\) - 2\^3"\}/)
       expect(stdout).toMatch(/→ clock \{"timeZone": ?"Asia\/Tokyo"\}/)
@@ -23,9 +29,16 @@ describe.concurrent("llm-worker demo (child process)", () => {
       const answer = 'notes.txt says: "Pack the demo, ship on Friday."'
       expect(stdout.indexOf(answer)).toBeGreaterThan(stdout.indexOf("← read_file ok"))
       expect(stdout).toContain("(2 requests to the replay server; the second carried 3 tool results)")
-      for (const dialect of ["openai-chat", "anthropic", "gemini"]) expect(stdout).toMatch(new RegExp(`\\n${escape(dialect)}:\\n\\[\\{`))
-      expect(stdout).toContain('"input_schema":{"additionalProperties":false')
-      expect(stdout).toContain('[{"functionDeclarations":[')
+      // Where the code is (the test runs the sources) and what to try next.
+      expect(stdout).toContain("The demo's code: src/cli/demo.ts (this replay) and src/cli/tools (the three tools).")
+      expect(stdout).toMatch(/\nNext:\n {2}npm start -- --show-requests +also print the byte-exact tool definitions/)
+      expect(stdout).toMatch(/\n {2}OPENAI_API_KEY=… npm run chat +chat with a real model/)
+      // The byte-exact tool JSON only behind the flag.
+      for (const dialect of ["openai-chat", "anthropic", "gemini"]) {
+        expect(new RegExp(`\\n${escape(dialect)}:\\n\\[\\{`).test(stdout), dialect).toBe(showRequests)
+      }
+      expect(stdout.includes('"input_schema":{"additionalProperties":false')).toBe(showRequests)
+      expect(stdout.includes('[{"functionDeclarations":[')).toBe(showRequests)
     })
   }
 

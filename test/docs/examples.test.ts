@@ -151,7 +151,7 @@ const matchesInOrder = (stdout: string, expected: ReadonlyArray<string | RegExp>
 const run = (file: string): Promise<{ code: number | null; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
     const env = { ...process.env, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", GEMINI_API_KEY: "", GOOGLE_API_KEY: "" }
-    execFile(process.execPath, ["--conditions=source", "--import", "tsx", join("docs", "examples", file)], { cwd: root, env, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, ["--conditions=@llm-worker/source", "--import", "tsx", join("docs", "examples", file)], { cwd: root, env, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr })
     )
   })

@@ -31,7 +31,7 @@ describe("the llm-worker/isolated entry", () => {
   })
 
   it("loads from source and stops a busy loop at its deadline", () => {
-    expect(run(["--conditions=source", "--import", "tsx"])).toBe("src/isolation/index.ts ToolTimeout")
+    expect(run(["--conditions=@llm-worker/source", "--import", "tsx"])).toBe("src/isolation/index.ts ToolTimeout")
   }, 60_000)
 
   it("loads from the built package in plain Node and stops a busy loop at its deadline", () => {

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { promisify } from "node:util"
 import { afterAll, describe, expect, it } from "vitest"
-import { type ReplayProvider, sseText, startReplayProvider } from "../../src/index.ts"
+import { type ReplayProvider, sseText, startReplayProvider } from "../../src/testing/index.ts"
 
 const root = new URL("../../", import.meta.url)
 const run = promisify(execFile)
@@ -56,7 +56,7 @@ describe("the README example", () => {
     mkdirSync(dir, { recursive: true })
     const file = new URL("readme-example.ts", dir)
     writeFileSync(file, readmeExample())
-    const { stdout } = await run(process.execPath, ["--conditions=source", "--import", "tsx", file.pathname], {
+    const { stdout } = await run(process.execPath, ["--conditions=@llm-worker/source", "--import", "tsx", file.pathname], {
       cwd: root,
       env: { ...process.env, ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: replay.baseUrl }
     })

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { type ReplayProvider, sseText, startReplayProvider } from "../../src/index.ts"
+import { type ReplayProvider, sseText, startReplayProvider } from "../../src/testing/index.ts"
 
 const servers: Array<ReplayProvider> = []
 afterEach(async () => {

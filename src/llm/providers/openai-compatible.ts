@@ -2,7 +2,8 @@ import { makeOpenAiChatScheme } from "../schemes/openai-chat.ts"
 import { bearer } from "./provider.ts"
 import type { Provider } from "./provider.ts"
 
-interface Preset {
+/** What `openAiCompatible` needs to know about a server: its name, default base URL and key variables. */
+export interface Preset {
   readonly name: string
   readonly baseUrl: string
   readonly apiKeyEnv: ReadonlyArray<string>
@@ -27,6 +28,7 @@ export const openAiCompatible = (preset: Preset): Provider => ({
   authHeaders: bearer
 })
 
+/** Ollama's OpenAI-compatible server on its default port 11434; no key. */
 export const ollama = openAiCompatible({ name: "ollama", baseUrl: "http://localhost:11434/v1", apiKeyEnv: [], requiresApiKey: false })
 
 /** llama.cpp's `llama-server` listens on 8080; a key is needed only when it was started with `--api-key`. */
@@ -40,6 +42,7 @@ export const llamaCpp = openAiCompatible({
 /** vLLM's OpenAI server listens on 8000; a key is needed only when it was started with `--api-key`. */
 export const vllm = openAiCompatible({ name: "vllm", baseUrl: "http://localhost:8000/v1", apiKeyEnv: ["VLLM_API_KEY"], requiresApiKey: false })
 
+/** OpenRouter (`OPENROUTER_API_KEY`). */
 export const openRouter = openAiCompatible({
   name: "openrouter",
   baseUrl: "https://openrouter.ai/api/v1",
@@ -63,6 +66,7 @@ export const qwen = openAiCompatible({
   requiresApiKey: true
 })
 
+/** StepFun (`STEPFUN_API_KEY`). */
 export const stepFun = openAiCompatible({
   name: "stepfun",
   baseUrl: "https://api.stepfun.com/v1",

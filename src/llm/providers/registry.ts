@@ -11,4 +11,5 @@ export const providers: ReadonlyMap<string, Provider> = new Map(
   )
 )
 
+/** The names `createLlmClient({ provider })` accepts, in the order of `providers`. */
 export const providerNames: ReadonlyArray<string> = [...providers.keys()]

@@ -14,6 +14,7 @@ import { withNeutralToolNames } from "./neutral-tool-names.ts"
  */
 const fragments = anthropicFragments()
 
+/** The Anthropic Messages wire format, with cache breakpoints that follow the cache lock (decision 0015). */
 export const anthropicScheme: Scheme = {
   name: "anthropic",
   encodeRequest: (request) => buildAnthropicRequest(request, fragments).body,

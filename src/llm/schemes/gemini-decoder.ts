@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto"
 import type { Event, StopReason, Usage } from "../event.ts"
 import { parsedJsonText } from "../json-text.ts"
 import { defaultResponseLimits } from "../limits.ts"
 import { LlmProtocolError } from "../llm-error.ts"
+import { randomUuid } from "../random-uuid.ts"
 import { boundedRawUsage } from "../raw-usage.ts"
 import { providerItem, providerJsonText } from "../provider-item.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
@@ -44,7 +44,7 @@ const isUnmodelledPart = (part: GeminiPart): boolean =>
 /** The part's payload key (`executableCode`, …), its name as a provider item kind. */
 const partKind = (part: GeminiPart): string => Object.keys(part).find((key) => !MODELLED_PART_KEYS.has(key)) ?? "part"
 
-const randomCallId = (): string => `${GENERATED_CALL_ID_PREFIX}${randomUUID()}`
+const randomCallId = (): string => `${GENERATED_CALL_ID_PREFIX}${randomUuid()}`
 
 const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
   STOP: "end_turn",

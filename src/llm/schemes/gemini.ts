@@ -9,6 +9,7 @@ import { withNeutralToolNames } from "./neutral-tool-names.ts"
 
 export type { GeminiToolSchemas } from "./gemini-request.ts"
 
+/** Options of `makeGeminiScheme`: how tool schemas are sent and whether arguments are streamed. */
 export interface GeminiSchemeOptions extends GeminiDecoderOptions {
   /** `openapi-subset` for endpoints that predate `parametersJsonSchema`; `json-schema` by default. */
   readonly toolSchemas?: GeminiToolSchemas
@@ -45,6 +46,7 @@ const serverCalls = (request: Request): { readonly isServerCall?: (name: string)
   return { isServerCall: (name) => !declared.has(name) }
 }
 
+/** A Gemini wire format (`streamGenerateContent?alt=sse`) with non-default options. */
 export const makeGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme => {
   const fragments = geminiFragments()
   const endpoint = endpointOf(options)
@@ -67,4 +69,5 @@ export const uncachedGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme 
   encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas, endpointOf(options)).body
 })
 
+/** The Gemini wire format with its defaults (`parametersJsonSchema`, arguments sent whole). */
 export const geminiScheme: Scheme = makeGeminiScheme()

@@ -152,6 +152,7 @@ const responsesScheme = (history: (items: ReadonlyArray<Item>, names: Names) => 
   }
 })
 
+/** The OpenAI Responses wire format (`/responses`, typed SSE events, reasoning items sent back as received). */
 export const openAiResponsesScheme: Scheme = responsesScheme(cachedInput)
 
 /** The same scheme without the fragment cache, item by item as before it: tests hold both to the same bytes. */

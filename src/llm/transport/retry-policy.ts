@@ -21,6 +21,10 @@ export interface RetryPolicy {
   readonly now: () => number
 }
 
+/**
+ * Two retries with jittered exponential back-off from 500 ms up to 8 s, honouring `Retry-After` up to 60 s
+ * (decision 0011). Override fields through `LlmClientOptions.retry`.
+ */
 export const defaultRetryPolicy: RetryPolicy = {
   maxRetries: 2,
   baseDelayMs: 500,

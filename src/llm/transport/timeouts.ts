@@ -24,6 +24,7 @@ export interface Timeouts {
   readonly totalMs: number
 }
 
+/** Headers within 60 s, the first event within 120 s, no gap between events over 90 s, and no total bound. */
 export const defaultTimeouts: Timeouts = {
   headersMs: 60_000,
   firstEventMs: 120_000,
@@ -31,6 +32,7 @@ export const defaultTimeouts: Timeouts = {
   totalMs: Number.POSITIVE_INFINITY
 }
 
+/** Which deadline an `LlmTimeout` passed: `headers`, `first_event`, `idle` or `total`. */
 export type TimeoutPhase = "headers" | "first_event" | "idle" | "total"
 
 export interface ExpiredPhase {

@@ -7,6 +7,7 @@ import { escapeForPattern, patternProblem } from "./pattern.ts"
 import { refuseProtoKeysIn } from "./proto-keys.ts"
 import { issuePath, type SchemaSource } from "./source.ts"
 
+/** Any zod 3 schema (`zod/v3`), converted through zod-to-json-schema. */
 export type Zod3ArgumentSchema = z.ZodTypeAny
 
 /** A zod 3 schema: a `_def` and `safeParse`, and no `_zod` (which would make it zod 4). */

@@ -1,4 +1,6 @@
-import { z } from "zod"
+import type { z } from "zod"
+// The generator alone, not zod's `z` namespace: importing `z` keeps all of zod (its locales too) in a bundle.
+import { toJSONSchema } from "zod/v4/core"
 import type { DecodeResult } from "../argument-codec.ts"
 import type { JsonSchema } from "../json-schema.ts"
 import { UnsupportedSchemaError } from "../normalize.ts"
@@ -6,6 +8,7 @@ import { patternProblem } from "./pattern.ts"
 import { refuseProtoKeysIn } from "./proto-keys.ts"
 import { issuePath, type SchemaSource } from "./source.ts"
 
+/** Any zod 4 schema, converted by zod's own JSON Schema generator. */
 export type Zod4ArgumentSchema = z.ZodType
 
 /** zod 4 schemas carry `_zod`; checked first because zod-to-json-schema silently empties them. */
@@ -42,7 +45,7 @@ const refuseInexactPatterns = (ctx: { readonly zodSchema: { readonly _zod: { rea
  */
 export const fromZod4 = <S extends Zod4ArgumentSchema>(schema: S): SchemaSource<z.output<S>> => ({
   jsonSchema: refuseProtoKeysIn(
-    z.toJSONSchema(schema, { io: "input", target: "draft-2020-12", override: refuseInexactPatterns }) as JsonSchema
+    toJSONSchema(schema, { io: "input", target: "draft-2020-12", override: refuseInexactPatterns }) as JsonSchema
   ),
   refine: isExact(schema)
     ? undefined
