@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -56,7 +57,7 @@ describe("the API reference", () => {
     )
     modules = run.code === 0 ? (JSON.parse(readFileSync(join(out, "api.json"), "utf8")) as Reflection).children ?? [] : []
   }, 240_000)
-  afterAll(() => rmSync(out, { recursive: true, force: true }))
+  afterAll(() => rm(out, { recursive: true, force: true }), 120_000)
 
   it("builds from the entry points' declarations with no TypeDoc warning", () => {
     expect(run.output.replace(/\u001b\[[0-9;]*m/g, "")).not.toMatch(/\[(warning|error)\]/)
