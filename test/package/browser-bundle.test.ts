@@ -34,7 +34,8 @@ const bundle = async (contents: string, options: { readonly format?: "esm" | "ii
     platform: "browser",
     format: options.format ?? "esm",
     ...(options.format === "iife" ? { globalName: "llmWorker" } : {}),
-    conditions: ["@llm-worker/source"],
+    // Ours first; "module" is listed because esbuild drops its default conditions when any are given.
+    conditions: ["@llm-worker/source", "module"],
     minify: options.minify ?? true,
     write: false,
     logLevel: "silent",
