@@ -1,8 +1,8 @@
-import { Data } from "effect"
+import { TaggedError } from "../error/tagged-error.ts"
 import type { ResponseLimitName } from "./limits.ts"
 
 /** The provider answered with a non-success HTTP status (after retries, when the status was retryable). */
-export class LlmHttpError extends Data.TaggedError("LlmHttpError")<{
+export class LlmHttpError extends TaggedError("LlmHttpError")<{
   readonly status: number
   readonly body: string
   readonly message: string
@@ -12,29 +12,29 @@ export class LlmHttpError extends Data.TaggedError("LlmHttpError")<{
  * A deadline passed: waiting for response headers, for the first content, idle between two events, or the
  * whole request's optional `total` deadline (attempts and back-off included).
  */
-export class LlmTimeout extends Data.TaggedError("LlmTimeout")<{
+export class LlmTimeout extends TaggedError("LlmTimeout")<{
   readonly phase: "headers" | "first_event" | "idle" | "total"
   readonly afterMs: number
   readonly message: string
 }> {}
 
 /** The connection failed or broke (DNS, refused, reset, truncated body). */
-export class LlmNetworkError extends Data.TaggedError("LlmNetworkError")<{ readonly message: string }> {}
+export class LlmNetworkError extends TaggedError("LlmNetworkError")<{ readonly message: string }> {}
 
 /** The provider reported an error inside the stream (e.g. Anthropic `overloaded_error`). */
-export class LlmProviderError extends Data.TaggedError("LlmProviderError")<{
+export class LlmProviderError extends TaggedError("LlmProviderError")<{
   readonly code: string
   readonly message: string
 }> {}
 
 /** The stream broke the wire format (invalid JSON in an event, an impossible event order). */
-export class LlmProtocolError extends Data.TaggedError("LlmProtocolError")<{ readonly message: string }> {}
+export class LlmProtocolError extends TaggedError("LlmProtocolError")<{ readonly message: string }> {}
 
 /**
  * The response passed one of the client's size bounds (`limits` in `createLlmClient`): `limit` names the
  * option, `max` is its value and `seen` how much had arrived when the bound was passed. Never retried.
  */
-export class LlmLimitExceeded extends Data.TaggedError("LlmLimitExceeded")<{
+export class LlmLimitExceeded extends TaggedError("LlmLimitExceeded")<{
   readonly limit: ResponseLimitName
   readonly max: number
   readonly seen: number
@@ -42,10 +42,10 @@ export class LlmLimitExceeded extends Data.TaggedError("LlmLimitExceeded")<{
 }> {}
 
 /** The caller's AbortSignal fired. */
-export class LlmCancelled extends Data.TaggedError("LlmCancelled")<{ readonly message: string }> {}
+export class LlmCancelled extends TaggedError("LlmCancelled")<{ readonly message: string }> {}
 
 /** No credentials or an unusable configuration (unknown provider, missing model). */
-export class LlmConfigError extends Data.TaggedError("LlmConfigError")<{ readonly message: string }> {}
+export class LlmConfigError extends TaggedError("LlmConfigError")<{ readonly message: string }> {}
 
 export type LlmError =
   | LlmHttpError

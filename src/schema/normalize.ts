@@ -1,16 +1,16 @@
-import { Data } from "effect"
+import { TaggedError } from "../error/tagged-error.ts"
 import { DEFAULT_MAX_DOCUMENT_DEPTH, tooDeepMessage, valueDepth } from "./json-depth.ts"
 import type { JsonObject, JsonSchema, JsonValue } from "./json-schema.ts"
 import { setOwn } from "./own-property.ts"
 
 /** A `$ref` points back into itself: the schema cannot be inlined, and no provider dialect accepts a cycle. */
-export class RecursiveSchemaError extends Data.TaggedError("RecursiveSchemaError")<{
+export class RecursiveSchemaError extends TaggedError("RecursiveSchemaError")<{
   readonly ref: string
   readonly message: string
 }> {}
 
 /** The schema cannot describe tool arguments: the root is not an object, or a `$ref` does not resolve. */
-export class UnsupportedSchemaError extends Data.TaggedError("UnsupportedSchemaError")<{
+export class UnsupportedSchemaError extends TaggedError("UnsupportedSchemaError")<{
   readonly message: string
 }> {}
 

@@ -152,7 +152,7 @@ export class ToolServerHandle {
    */
   callTool(name: string, argumentsJson: string, options?: CallToolOptions): Promise<string> {
     const entry = this.#registry.entries.get(name)
-    if (entry === undefined) return Promise.reject(new ToolNotFound({ name, message: `unknown tool "${name}"` }))
+    if (entry === undefined) return Promise.reject(new ToolNotFound({ toolName: name, message: `unknown tool "${name}"` }))
     const callId = options?.callId ?? `local_${++localCallCounter}`
     if (options?.signal === undefined && options?.timeoutMs === undefined && options?.maxOutputBytes === undefined) {
       // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
@@ -196,7 +196,7 @@ const capped = (error: ToolError, maxBytes: number): ToolError => {
 /** Whatever a tool failed with, as a `ToolExecution` whose message fits `maxBytes`. Never throws. */
 export const executionError = (name: string, thrown: unknown, maxBytes: number = DEFAULT_TOOL_OUTPUT_BYTES): ToolExecution => {
   const error = capped(toToolError(thrown), maxBytes)
-  return new ToolExecution({ name, error, message: error.message })
+  return new ToolExecution({ toolName: name, error, message: error.message })
 }
 
 /** A tool's resolved value as capped text. `Tool` promises a string; plain JavaScript may resolve anything. */
@@ -234,7 +234,7 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
   } catch (thrown) {
     return Promise.reject(executionError(name, new Internal({ message: describeThrown(thrown) })))
   }
-  const cancelled = (): ToolCancelled => new ToolCancelled({ name, message: `call to "${name}" was cancelled` })
+  const cancelled = (): ToolCancelled => new ToolCancelled({ toolName: name, message: `call to "${name}" was cancelled` })
   if (outer?.aborted) return Promise.reject(cancelled())
   return new Promise<string>((resolve, reject) => {
     const timeoutMs = options.timeoutMs
@@ -255,7 +255,7 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
     if (controller !== undefined) {
       timer = setTimeout(() => {
         finish()
-        const error = new ToolTimeout({ name, afterMs: timeoutMs ?? 0, message: `tool "${name}" timed out after ${timeoutMs} ms` })
+        const error = new ToolTimeout({ toolName: name, afterMs: timeoutMs ?? 0, message: `tool "${name}" timed out after ${timeoutMs} ms` })
         controller.abort(error)
         reject(error)
       }, timeoutMs)

@@ -12,7 +12,10 @@ import { providerItemJsonProblem } from "../llm/provider-item.ts"
  */
 const owned = new WeakSet<object>()
 
-export class InvalidItem extends TypeError {}
+/** Something handed to the worker as a history item is not one. A `TypeError`, named for what it is. */
+export class InvalidItem extends TypeError {
+  override readonly name = "InvalidItem"
+}
 
 const fail = (what: string): never => {
   throw new InvalidItem(`not a valid history item: ${what}`)
