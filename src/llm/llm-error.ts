@@ -41,8 +41,12 @@ export class LlmLimitExceeded extends TaggedError("LlmLimitExceeded")<{
   readonly message: string
 }> {}
 
-/** The caller's AbortSignal fired. */
-export class LlmCancelled extends TaggedError("LlmCancelled")<{ readonly message: string }> {}
+/** The caller's AbortSignal fired; `reason` (and `cause`) is the signal's reason. */
+export class LlmCancelled extends TaggedError("LlmCancelled")<{
+  readonly message: string
+  readonly reason?: unknown
+  readonly cause?: unknown
+}> {}
 
 /** No credentials or an unusable configuration (unknown provider, missing model). */
 export class LlmConfigError extends TaggedError("LlmConfigError")<{ readonly message: string }> {}

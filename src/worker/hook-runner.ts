@@ -3,7 +3,7 @@ import type { HookFn, HookInput, HookPoint, HookResult } from "./hooks.ts"
 import { raceAbort } from "./cancellation.ts"
 import { describeSafely } from "./describe-safely.ts"
 import { ownResult } from "./hook-results.ts"
-import { Cancelled, HookFailed } from "./worker-error.ts"
+import { Cancelled, HookFailed, cancelledBy } from "./worker-error.ts"
 
 /** The result tags each point accepts at run time (plain JS can return anything). */
 const ACCEPTED: { readonly [P in HookPoint]: ReadonlySet<string> } = {
@@ -109,7 +109,7 @@ const invoke = async <P extends HookPoint>(
   input: HookInput<P>,
   signal: AbortSignal
 ): Promise<HookResult<P> | void> => {
-  const cancelled = (): Cancelled => new Cancelled({ message: "Cancelled" })
+  const cancelled = (): Cancelled => cancelledBy(signal)
   if (signal.aborted) throw cancelled()
   let pending: Promise<HookResult<P> | void>
   try {

@@ -15,7 +15,7 @@ import {
   skippedOutcome
 } from "./tool-outcome.ts"
 import type { WorkerCore } from "./worker-core.ts"
-import { Cancelled, HookAborted, HookFailed, type WorkerError } from "./worker-error.ts"
+import { HookAborted, HookFailed, type WorkerError, cancelledBy } from "./worker-error.ts"
 import { toWorkerError } from "./to-worker-error.ts"
 import { describeSafely } from "./describe-safely.ts"
 import { mapLimited } from "./limited-parallel.ts"
@@ -195,7 +195,7 @@ export const executeBatch = async (
 
   const executed = await mapLimited(toRun, core.settings.maxParallelTools, (job) => runGuarded(core, job, signal))
   executed.forEach((outcome) => fixed.set(outcome.callId, outcome))
-  if (signal.aborted) return failAll(new Cancelled({ message: "Cancelled" }), "Cancelled")
+  if (signal.aborted) return failAll(cancelledBy(signal), "Cancelled")
 
   for (const job of toRun) {
     const outcome = fixed.get(job.call.callId) as ToolOutcome

@@ -1,5 +1,6 @@
 import { TaggedError } from "../error/tagged-error.ts"
 import type { LlmError } from "../llm/llm-error.ts"
+import { describeSafely } from "./describe-safely.ts"
 import type { PartialResponse } from "../timeline/assistant-response.ts"
 
 /** The worker object was replaced by `lock()` / `unlock()`; use the worker those calls returned. */
@@ -12,10 +13,34 @@ export class WorkerLocked extends TaggedError("WorkerLocked")<{ readonly method:
 export class WorkerBusy extends TaggedError("WorkerBusy")<{ readonly message: string }> {}
 
 /**
- * The run was cancelled (`worker.cancel()`, the run's signal, or fiber interruption). `partial`: when a response
- * was streaming, what it had produced (text, reasoning, usage so far); none of it entered history.
+ * The run was cancelled (`worker.cancel()`, the run's signal, or fiber interruption). `reason` (also `cause`):
+ * the run signal's `reason`, or what was passed to `worker.cancel(reason)`; absent when none was given.
+ * `partial`: when a response was streaming, what it had produced (text, reasoning, usage so far); none of it
+ * entered history.
  */
-export class Cancelled extends TaggedError("Cancelled")<{ readonly message: string; readonly partial?: PartialResponse }> {}
+export class Cancelled extends TaggedError("Cancelled")<{
+  readonly message: string
+  readonly partial?: PartialResponse
+  readonly reason?: unknown
+  readonly cause?: unknown
+}> {}
+
+/** @internal A `Cancelled` for `reason` (undefined: none given). The message names the reason, bounded. */
+export const cancelledFor = (reason: unknown, partial?: PartialResponse): Cancelled => {
+  const extra = partial === undefined ? {} : { partial }
+  if (reason === undefined) return new Cancelled({ message: "Cancelled", ...extra })
+  return new Cancelled({ message: `Cancelled (${describeSafely(reason)})`, reason, cause: reason, ...extra })
+}
+
+/**
+ * @internal The cancellation a run signal stands for: the run aborts its signal with its own `Cancelled`, which
+ * is returned as it is (a caller's signal is forwarded into it); any other reason is wrapped.
+ */
+export const cancelledBy = (signal: AbortSignal, partial?: PartialResponse): Cancelled => {
+  const reason: unknown = signal.reason
+  if (reason instanceof Cancelled) return partial === undefined ? reason : cancelledFor(reason.reason, partial)
+  return cancelledFor(reason, partial)
+}
 
 /**
  * A hook ended the run on purpose (cancel / abort, or a stream hook's pause). `partial`: when a stream hook

@@ -140,9 +140,12 @@ abstract class WorkerBase {
     return Effect.tryPromise({ try: (signal) => this.resume({ signal }), catch: toWorkerError })
   }
 
-  /** Cancels the run in progress. A no-op while idle: it never affects a later run. */
-  cancel(): void {
-    this.live("cancel").running?.cancel()
+  /**
+   * Cancels the run in progress; it rejects with `Cancelled` whose `reason` (and `cause`) is `reason`. A no-op
+   * while idle: it never affects a later run.
+   */
+  cancel(reason?: unknown): void {
+    this.live("cancel").running?.cancel(reason)
   }
 
   /** A snapshot of the history. Its items are frozen: editing one throws instead of rewriting the history. */

@@ -88,9 +88,13 @@ const timeoutMessage = (expired: ExpiredPhase): string => {
   }
 }
 
+/** The request's cancellation, keeping the signal's reason (the run's own `Cancelled`, or the caller's value). */
+const cancelledBy = (signal: AbortSignal | undefined, message: string): LlmCancelled =>
+  signal?.aborted ? new LlmCancelled({ message, reason: signal.reason, cause: signal.reason }) : new LlmCancelled({ message })
+
 /** What a rejected fetch or body read means, given who aborted. */
 const classifyRejection = (cause: unknown, signal: AbortSignal | undefined, timer: PhaseTimer): LlmError => {
-  if (signal?.aborted) return new LlmCancelled({ message: "The request was cancelled" })
+  if (signal?.aborted) return cancelledBy(signal, "The request was cancelled")
   const expired = timer.expiredPhase
   if (expired !== undefined) return new LlmTimeout({ phase: expired.phase, afterMs: expired.afterMs, message: timeoutMessage(expired) })
   if (isLlmError(cause)) return cause
@@ -154,7 +158,7 @@ export async function* streamSse(
   /** The previous attempt's failure: a total deadline that cuts a later attempt short still says what went wrong. */
   let previous: LlmError | undefined
   for (let attempt = 0; ; attempt++) {
-    if (signal?.aborted) throw new LlmCancelled({ message: "The request was cancelled" })
+    if (signal?.aborted) throw cancelledBy(signal, "The request was cancelled")
     const progress = { contentYielded: false }
     try {
       yield* runAttempt(call, options, signal, progress, attempt < retry.maxRetries, total)
@@ -171,7 +175,7 @@ export async function* streamSse(
       try {
         await retry.sleep(delay, signal)
       } catch {
-        throw new LlmCancelled({ message: "The request was cancelled while waiting to retry" })
+        throw cancelledBy(signal, "The request was cancelled while waiting to retry")
       }
     }
   }
@@ -342,7 +346,7 @@ async function* runAttempt(
         for (const event of events) {
           for (const out of route(event, false)) {
             // The consumer may cancel while handling an event; nothing more of this batch reaches it.
-            if (signal?.aborted) throw new AttemptFailure(new LlmCancelled({ message: "The request was cancelled" }), false)
+            if (signal?.aborted) throw new AttemptFailure(cancelledBy(signal, "The request was cancelled"), false)
             timer.pause()
             yield out
           }
