@@ -17,9 +17,9 @@ export interface TaggedError<Tag extends string> extends Error {
   [Symbol.iterator](): Effect.EffectIterator<Effect.Effect<never, this, never>>
 }
 
-/** The class `TaggedError(tag)` returns: construct with the error's fields (at least its `message`). */
+/** The class `TaggedError(tag)` returns: construct with the error's fields (at least its `message`; any `cause`). */
 export interface TaggedErrorClass<Tag extends string> {
-  new <Fields extends { readonly message: string }>(fields: Fields): TaggedError<Tag> & Readonly<Fields>
+  new <Fields extends { readonly message: string }>(fields: Fields & { readonly cause?: unknown }): TaggedError<Tag> & Readonly<Fields>
   readonly prototype: TaggedError<Tag>
 }
 

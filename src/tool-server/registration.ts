@@ -8,6 +8,7 @@ import type { ToolServerHandle } from "./tool-server.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES } from "../tool/output-limit.ts"
 import { type ToolEntry, type ToolRegistry, executionError, outputText, registryOf } from "./tool-server.ts"
 import { DuplicateName, RegistrationFailed } from "./tool-server-error.ts"
+import { quote } from "../schema/quote.ts"
 
 export interface RegistrationOptions {
   /**
@@ -95,8 +96,11 @@ export const registerDefinitions = (
     }
     const entry = instantiate(definition)
     const name = entry.meta.name
-    if (registry.entries.has(name) || seen.has(name)) {
-      throw new DuplicateName({ toolName: name, message: `tool "${name}" is already registered` })
+    if (registry.entries.has(name)) {
+      throw new DuplicateName({ toolName: name, message: `tool ${quote(name)} is already registered` })
+    }
+    if (seen.has(name)) {
+      throw new DuplicateName({ toolName: name, message: `tool ${quote(name)} appears twice in this batch; nothing was registered` })
     }
     const findings = lintToolSpec(entry.spec, { targets })
     const errors = findings.filter((finding) => finding.severity === "error")

@@ -1,6 +1,8 @@
 import { Effect } from "effect"
 import type { ArgumentSchema, InferArguments, TypedJsonSchema } from "../schema/codec.ts"
 import { formatIssues, makeArgumentCodec } from "../schema/codec.ts"
+import { RecursiveSchemaError, UnsupportedSchemaError } from "../schema/normalize.ts"
+import { quote } from "../schema/quote.ts"
 import type { ArgumentCodec, DecodeResult } from "../schema/argument-codec.ts"
 import type { Tool, ToolContext, ToolDefinition } from "./tool.ts"
 import { describeThrown, runToolEffect, toToolError } from "./tool-constructors.ts"
@@ -38,6 +40,24 @@ export interface TypedToolDefinition<A> extends ToolDefinition {
 type NoArguments = TypedJsonSchema<Record<string, never>>
 
 const NO_ARGUMENTS = { type: "object", properties: {}, additionalProperties: false } as const
+
+/**
+ * The codec of one tool's `parameters`. A schema that cannot be used fails here with a tagged error naming the
+ * tool (and, where the source knows it, the property): a library's own untagged throw (zod's "Date cannot be
+ * represented in JSON Schema") is never what the author sees.
+ */
+const codecFor = <S extends ArgumentSchema>(tool: string, schema: S): ArgumentCodec<InferArguments<S>> => {
+  try {
+    return makeArgumentCodec(schema)
+  } catch (thrown) {
+    const prefix = `tool ${quote(String(tool))}: `
+    if (thrown instanceof RecursiveSchemaError) throw new RecursiveSchemaError({ ref: thrown.ref, tool, message: prefix + thrown.message, cause: thrown })
+    if (thrown instanceof UnsupportedSchemaError) {
+      throw new UnsupportedSchemaError({ ...(thrown.path === undefined ? {} : { path: thrown.path }), tool, message: prefix + thrown.message, cause: thrown })
+    }
+    throw new UnsupportedSchemaError({ tool, message: `${prefix}its parameters cannot be turned into a JSON Schema: ${describeThrown(thrown)}`, cause: thrown })
+  }
+}
 
 const kindOf = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "array" : typeof value)
 
@@ -117,7 +137,7 @@ const runHandler = <A, State>(
 export function defineTool<S extends ArgumentSchema = NoArguments, State = undefined>(
   config: ToolConfig<S, State>
 ): TypedToolDefinition<InferArguments<S>> {
-  const codec = makeArgumentCodec((config.parameters ?? NO_ARGUMENTS) as S)
+  const codec = codecFor(config.name, (config.parameters ?? NO_ARGUMENTS) as S)
   const described = ToolMeta.make(config.name).description(config.description).inputSchema(codec.jsonSchema)
   const meta = config.maxOutputBytes === undefined ? described : described.outputLimit(config.maxOutputBytes)
   const execute = config.execute

@@ -3,8 +3,15 @@ import type { LlmError } from "../llm/llm-error.ts"
 import { describeSafely } from "./describe-safely.ts"
 import type { PartialResponse } from "../timeline/assistant-response.ts"
 
-/** The worker object was replaced by `lock()` / `unlock()`; use the worker those calls returned. */
-export class StaleWorker extends TaggedError("StaleWorker")<{ readonly method: string; readonly message: string }> {}
+/**
+ * The worker object was replaced by `lock()` / `unlock()` (`retiredBy`); use the worker that call returned. The
+ * message names both objects: `worker.lock(); worker.run(…)` is the usual way to get here.
+ */
+export class StaleWorker extends TaggedError("StaleWorker")<{
+  readonly method: string
+  readonly retiredBy: "lock" | "unlock"
+  readonly message: string
+}> {}
 
 /** A Mutable-only operation was called on a cache-locked worker (reachable only from plain JS or a cast). */
 export class WorkerLocked extends TaggedError("WorkerLocked")<{ readonly method: string; readonly message: string }> {}

@@ -73,8 +73,11 @@ export const DEFAULT_MAX_PARALLEL_TOOLS = 16
 /** Far beyond what a model needs in one response; past it calls are answered with an error, not run. */
 export const DEFAULT_MAX_CALLS_PER_RESPONSE = 128
 
-/** Marks a worker object retired by `lock()` / `unlock()`. */
-const retired = new WeakSet<object>()
+/** The accessors guarded like methods: their stale use reads `worker.config`, not `worker.config()`. */
+const GETTERS: ReadonlySet<string> = new Set(["systemPrompt", "config", "hasPendingCalls", "lockedPrefix"])
+
+/** Worker objects retired by `lock()` / `unlock()`, with the call that retired each. */
+const retired = new WeakMap<object, "lock" | "unlock">()
 
 /**
  * What both states can do: run, resume, cancel, read the history, add hooks, subscribe. The state-specific
@@ -94,19 +97,25 @@ abstract class WorkerBase {
 
   /** @internal Throws `StaleWorker` when this object was replaced by `lock()` / `unlock()`. */
   protected live(method: string): WorkerCore {
-    if (retired.has(this)) {
+    const by = retired.get(this)
+    if (by !== undefined) {
+      const [was, now, name] = by === "lock" ? ["MutableWorker", "CacheLockedWorker", "locked"] : ["CacheLockedWorker", "MutableWorker", "mutable"]
+      const use = GETTERS.has(method) ? method : `${method}(…)`
       throw new StaleWorker({
         method,
-        message: `${method}() called on a worker replaced by lock()/unlock(); use the worker that call returned`
+        retiredBy: by,
+        message:
+          `${use === method ? method : `${method}()`} was used on a ${was} that ${by}() retired; use the ${now} ` +
+          `${by}() returned (const ${name} = worker.${by}(); ${name}.${use})`
       })
     }
     return this.core
   }
 
   /** @internal Retires this object and fails when a run is in progress. */
-  protected retire(method: string): WorkerCore {
+  protected retire(method: "lock" | "unlock"): WorkerCore {
     const core = this.idle(method)
-    retired.add(this)
+    retired.set(this, method)
     return core
   }
 
@@ -232,12 +241,17 @@ export class MutableWorker extends WorkerBase {
    * Throws `DuplicateName` or `RegistrationFailed` and registers nothing on failure.
    */
   registerTool(definition: ToolDefinition): RegistrationReport {
-    return this.registerTools([definition])
+    return this.register("registerTool", [definition])
   }
 
   /** Registers a batch all-or-nothing (see `registerTool`). */
   registerTools(definitions: Iterable<ToolDefinition>): RegistrationReport {
-    const core = this.idle("registerTools")
+    return this.register("registerTools", definitions)
+  }
+
+  /** Both registration methods, each named as itself in the errors it throws. */
+  private register(method: string, definitions: Iterable<ToolDefinition>): RegistrationReport {
+    const core = this.idle(method)
     return registerDefinitions(core.tools, definitions, { lintTargets: [core.client.toolLintTarget ?? core.client.scheme] })
   }
 
