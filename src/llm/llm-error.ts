@@ -18,7 +18,10 @@ export class LlmTimeout extends TaggedError("LlmTimeout")<{
   readonly message: string
 }> {}
 
-/** The connection failed or broke (DNS, refused, reset, truncated body). */
+/**
+ * The connection failed or broke (DNS, refused, reset, truncated body); `cause` is fetch's own error. A refused
+ * connection to this machine names the local server to start ("is Ollama running there?").
+ */
 export class LlmNetworkError extends TaggedError("LlmNetworkError")<{ readonly message: string }> {}
 
 /** The provider reported an error inside the stream (e.g. Anthropic `overloaded_error`). */
@@ -48,8 +51,16 @@ export class LlmCancelled extends TaggedError("LlmCancelled")<{
   readonly cause?: unknown
 }> {}
 
-/** No credentials or an unusable configuration (unknown provider, missing model). */
-export class LlmConfigError extends TaggedError("LlmConfigError")<{ readonly message: string }> {}
+/**
+ * No credentials or an unusable configuration (unknown provider, missing model, a base URL that is not an
+ * absolute http(s) URL). `option`: the option at fault, when one is; `suggestion`: a corrected value, when one can
+ * be given (`"http://localhost:8080"` for `"localhost:8080"`).
+ */
+export class LlmConfigError extends TaggedError("LlmConfigError")<{
+  readonly message: string
+  readonly option?: string
+  readonly suggestion?: string
+}> {}
 
 export type LlmError =
   | LlmHttpError

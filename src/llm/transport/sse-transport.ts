@@ -13,6 +13,7 @@ import {
 import type { LlmError } from "../llm-error.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { createSseParser } from "../sse.ts"
+import { connectionRefusedMessage, isConnectionRefused } from "./connection-refused.ts"
 import { printable, shownUrl } from "./printable.ts"
 import { readCapped } from "./read-capped.ts"
 import { backoffDelayMs, isRetryableStatus, isTransientErrorCode, retryAfterMs } from "./retry-policy.ts"
@@ -36,6 +37,8 @@ export interface TransportOptions {
   readonly maxErrorBodyBytes: number
   /** Size bounds of one response; `defaultResponseLimits` when absent. */
   readonly limits?: ResponseLimits
+  /** The provider's name: a refused connection to this machine names the local server to start. */
+  readonly provider?: string
 }
 
 /** Why an attempt ended early, and whether trying again could help. */
@@ -104,7 +107,7 @@ const classifyRejection = (cause: unknown, signal: AbortSignal | undefined, time
   if (cause instanceof Error && cause.cause instanceof Error && /redirect/i.test(cause.cause.message)) {
     return new LlmProtocolError({ message: `The endpoint answered with a redirect, which is not followed (${detail})` })
   }
-  return new LlmNetworkError({ message: detail })
+  return new LlmNetworkError({ message: detail, cause })
 }
 
 /** The media type of a Content-Type header, lower case and without parameters; undefined when absent. */
@@ -196,7 +199,9 @@ async function* runAttempt(
   signal?.addEventListener("abort", forwardAbort, { once: true })
   const timer = new PhaseTimer(controller, total)
   const fail = (cause: unknown): AttemptFailure => {
-    const error = classifyRejection(cause, signal, timer)
+    const classified = classifyRejection(cause, signal, timer)
+    const refused = classified._tag === "LlmNetworkError" && isConnectionRefused(cause) ? connectionRefusedMessage(call.url, options.provider) : undefined
+    const error = refused === undefined ? classified : new LlmNetworkError({ message: refused, cause })
     // Past the total deadline nothing is retried.
     const retryable = (error._tag === "LlmNetworkError" || error._tag === "LlmTimeout") && !(error._tag === "LlmTimeout" && error.phase === "total")
     return new AttemptFailure(error, retryable)
