@@ -36,7 +36,7 @@ export { ToolMeta, InvalidToolName, TOOL_NAME_PATTERN } from "./tool/tool-meta.t
 export type { ToolContext, ToolDefinition } from "./tool/tool.ts"
 export { ToolError, InvalidArgument, ExecutionFailed, Internal } from "./tool/tool-error.ts"
 export { defineTool } from "./tool/define-tool.ts"
-export type { ToolConfig, TypedToolDefinition } from "./tool/define-tool.ts"
+export type { ToolConfig, TypedToolDefinition, ToolOutput } from "./tool/define-tool.ts"
 export { toolGroup } from "./tool/tool-group.ts"
 export type { MethodToolConfig, CheckedMethods } from "./tool/tool-group.ts"
 export { toolFailure, isToolFailure } from "./tool/tool-failure.ts"

@@ -6,6 +6,7 @@ import { whenAborted } from "../tool/abort-watch.ts"
 import { describeThrown } from "../tool/describe-thrown.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit, limitOutput } from "../tool/output-limit.ts"
 import { toToolError } from "../tool/tool-constructors.ts"
+import { observeOutput } from "../tool/output-observer.ts"
 import { ExecutionFailed, Internal, InvalidArgument, type ToolError } from "../tool/tool-error.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
 import {
@@ -87,6 +88,11 @@ export interface CallToolOptions {
    * (`ToolMeta.outputLimit`). Default 100 KiB; `Infinity` for none.
    */
   readonly maxOutputBytes?: number
+  /**
+   * Receives the value a `defineTool` handler returned, before it is rendered to text (nothing for other tools, or
+   * when the call fails). The Worker uses it for typed PostToolCall hooks (`addToolHook`).
+   */
+  readonly observeOutput?: (value: unknown) => void
 }
 
 const NEVER_ABORTED: AbortSignal = new AbortController().signal
@@ -154,7 +160,7 @@ export class ToolServerHandle {
     const entry = this.#registry.entries.get(name)
     if (entry === undefined) return Promise.reject(new ToolNotFound({ toolName: name, message: `unknown tool "${name}"` }))
     const callId = options?.callId ?? `local_${++localCallCounter}`
-    if (options?.signal === undefined && options?.timeoutMs === undefined && options?.maxOutputBytes === undefined) {
+    if (options?.signal === undefined && options?.timeoutMs === undefined && options?.maxOutputBytes === undefined && options?.observeOutput === undefined) {
       // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
       try {
         // Promise.resolve: a tool written in plain JavaScript may return a bare string (free for a native promise).
@@ -263,8 +269,10 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
     const signal = controller?.signal ?? outer ?? NEVER_ABORTED
     let running: Promise<string>
     try {
+      const context = { callId, signal, meta: entry.meta }
+      if (options.observeOutput !== undefined) observeOutput(context, options.observeOutput)
       // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-      running = Promise.resolve(entry.tool.execute(argumentsJson, { callId, signal, meta: entry.meta }))
+      running = Promise.resolve(entry.tool.execute(argumentsJson, context))
     } catch (thrown) {
       finish()
       reject(executionError(name, thrown, maxBytes))

@@ -7,10 +7,11 @@ import type { ArgumentCodec, DecodeResult } from "../schema/argument-codec.ts"
 import type { Tool, ToolContext, ToolDefinition } from "./tool.ts"
 import { describeThrown, runToolEffect, toToolError } from "./tool-constructors.ts"
 import { ExecutionFailed, InvalidArgument } from "./tool-error.ts"
-import { isToolFailure } from "./tool-failure.ts"
+import { type ToolFailure, isToolFailure } from "./tool-failure.ts"
+import { outputObserver } from "./output-observer.ts"
 import { ToolMeta } from "./tool-meta.ts"
 
-export interface ToolConfig<S extends ArgumentSchema, State> {
+export interface ToolConfig<S extends ArgumentSchema, State, Out = unknown> {
   readonly name: string
   readonly description: string
   /** Effect Schema, zod 4, zod 3, any Standard Schema with JSON Schema, or raw JSON Schema. Omit for no arguments. */
@@ -27,14 +28,31 @@ export interface ToolConfig<S extends ArgumentSchema, State> {
    * Receives the decoded, typed arguments. Strings are returned to the model as they are, anything else as
    * JSON. Fail by throwing, rejecting, failing the Effect, or returning `toolFailure(message)`.
    */
-  readonly execute: (args: InferArguments<S>, context: ToolContext, state: State) => unknown
+  readonly execute: (args: InferArguments<S>, context: ToolContext, state: State) => Out
 }
 
-/** A `ToolDefinition` that also remembers its name and argument codec (for docs, tests and tooling). */
-export interface TypedToolDefinition<A> extends ToolDefinition {
+/**
+ * What a handler's result stands for: the value of a promise or of an Effect's success, without the
+ * `toolFailure(…)` results (those are failures, not output).
+ */
+export type ToolOutput<Out> = Exclude<Out extends Effect.Effect<infer A, infer _E, infer _R> ? A : Awaited<Out>, ToolFailure>
+
+/**
+ * A `ToolDefinition` that also remembers its name, its argument codec and its types: `A` the decoded arguments,
+ * `O` what the handler returns (before it is rendered to text). Typed hooks (`addToolHook`) read both.
+ */
+export interface TypedToolDefinition<A, O = unknown> extends ToolDefinition {
   readonly toolName: string
   readonly codec: ArgumentCodec<A>
+  /** Type-only: the handler's output type. Never set at run time. */
+  readonly "~output"?: O
 }
+
+/** Which definition built each tool instance: a typed hook applies only to the tools its definition built. */
+const builtBy = new WeakMap<Tool, ToolDefinition>()
+
+/** @internal The `defineTool` definition that built `tool`, if one did. */
+export const definitionOf = (tool: Tool): ToolDefinition | undefined => builtBy.get(tool)
 
 /** The argument type of a tool declared without `parameters`: it accepts exactly `{}`. */
 type NoArguments = TypedJsonSchema<Record<string, never>>
@@ -91,6 +109,12 @@ const renderOutput = (value: unknown): string => {
   }
 }
 
+/** Reports the handler's value to the call's observer (a typed PostToolCall hook), then renders it. */
+const observedOutput = (observe: (value: unknown) => void) => (value: unknown): string => {
+  if (!isToolFailure(value)) observe(value)
+  return renderOutput(value)
+}
+
 const rejectAsToolError = (thrown: unknown): Promise<never> => Promise.reject(toToolError(thrown))
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -109,10 +133,13 @@ const runHandler = <A, State>(
 ): Promise<string> => {
   try {
     const result = handler(args, context, state)
-    if (isThenable(result)) return Promise.resolve(result).then(renderOutput, rejectAsToolError)
+    // Only calls whose caller asked for the value pay for a closure (see above).
+    const observe = outputObserver(context)
+    const render = observe === undefined ? renderOutput : observedOutput(observe)
+    if (isThenable(result)) return Promise.resolve(result).then(render, rejectAsToolError)
     // A handler's Effect cannot require services: the type of `execute` admits none, so the cast is sound.
-    if (Effect.isEffect(result)) return runToolEffect(result as Effect.Effect<unknown, unknown>, context.signal).then(renderOutput)
-    return Promise.resolve(renderOutput(result))
+    if (Effect.isEffect(result)) return runToolEffect(result as Effect.Effect<unknown, unknown>, context.signal).then(render)
+    return Promise.resolve(render(result))
   } catch (thrown) {
     return rejectAsToolError(thrown)
   }
@@ -134,9 +161,9 @@ const runHandler = <A, State>(
  * Gotchas: the codec is compiled here, once, so an invalid schema throws at definition time; the factory (and
  * `state`) runs at each registration.
  */
-export function defineTool<S extends ArgumentSchema = NoArguments, State = undefined>(
-  config: ToolConfig<S, State>
-): TypedToolDefinition<InferArguments<S>> {
+export function defineTool<S extends ArgumentSchema = NoArguments, State = undefined, Out = unknown>(
+  config: ToolConfig<S, State, Out>
+): TypedToolDefinition<InferArguments<S>, ToolOutput<Out>> {
   const codec = codecFor(config.name, (config.parameters ?? NO_ARGUMENTS) as S)
   const described = ToolMeta.make(config.name).description(config.description).inputSchema(codec.jsonSchema)
   const meta = config.maxOutputBytes === undefined ? described : described.outputLimit(config.maxOutputBytes)
@@ -158,7 +185,9 @@ export function defineTool<S extends ArgumentSchema = NoArguments, State = undef
         return runHandler(execute, args, context, state)
       }
     }
+    builtBy.set(tool, definition)
     return [meta, tool] as const
   }
-  return Object.assign(factory, { toolName: meta.name, codec })
+  const definition = Object.assign(factory, { toolName: meta.name, codec })
+  return definition
 }

@@ -10,6 +10,8 @@ import { ToolServer, type ToolServerHandle } from "../tool-server/tool-server.ts
 import { type LockedPrefix, takeLock } from "./cache-lock.ts"
 import { RunControl } from "./cancellation.ts"
 import type { HookFn, HookPoint } from "./hooks.ts"
+import type { ToolHookFn, ToolHookPoint } from "./tool-hooks.ts"
+import type { TypedToolDefinition } from "../tool/define-tool.ts"
 import { DEFAULT_MAX_JSON_DEPTH } from "../schema/json-depth.ts"
 import { listBounded, quote } from "../schema/quote.ts"
 import { ownItem, ownItems } from "./owned-items.ts"
@@ -180,6 +182,24 @@ abstract class WorkerBase {
 
   addHook<P extends HookPoint>(point: P, hook: HookFn<P>): () => void {
     return this.live("addHook").hooks.add(point, hook)
+  }
+
+  /**
+   * A PreToolCall or PostToolCall hook for one typed tool: it sees that tool's calls only, with the arguments
+   * decoded by its schema (`call.arguments` has the schema's type) and, for PostToolCall, the handler's return
+   * value before it became text (`output`). Rewrites (`ToolHook.rewriteArguments`, `ToolHook.rewriteOutput`) are
+   * typed by the tool and checked against its schema at run time: a refused rewrite fails the run with
+   * `HookFailed`, naming the issues. Typed PreToolCall hooks run after the plain ones; typed PostToolCall hooks
+   * before them. Calls whose arguments do not decode reach no typed hook (the tool answers the model itself).
+   * Returns a function that removes the hook.
+   *
+   * @example
+   * worker.addToolHook(weather, "PreToolCall", ({ call }) =>
+   *   call.arguments.days === undefined ? ToolHook.rewriteArguments({ ...call.arguments, days: 3 }) : ToolHook.continue()
+   * )
+   */
+  addToolHook<A, O, P extends ToolHookPoint>(definition: TypedToolDefinition<A, O>, point: P, hook: ToolHookFn<P, NoInfer<A>, NoInfer<O>>): () => void {
+    return this.live("addToolHook").toolHooks.add(definition, point, hook as unknown as (input: never) => unknown)
   }
 
   subscribe(subscriber: Subscriber): () => void {
