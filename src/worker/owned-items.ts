@@ -14,8 +14,12 @@ const owned = new WeakSet<object>()
 
 /** Something handed to the worker as a history item is not one. A `TypeError`, named for what it is. */
 export class InvalidItem extends TypeError {
-  override readonly name = "InvalidItem"
+  declare readonly _tag: "InvalidItem"
+  declare readonly name: "InvalidItem"
 }
+// On the prototype, not as fields: the stack's first line is written while the constructor runs.
+Object.defineProperty(InvalidItem.prototype, "name", { value: "InvalidItem", writable: true, configurable: true })
+Object.defineProperty(InvalidItem.prototype, "_tag", { value: "InvalidItem", configurable: true })
 
 const fail = (what: string): never => {
   throw new InvalidItem(`not a valid history item: ${what}`)
