@@ -3,6 +3,9 @@
  * package.json); in particular tool registration is reachable only through `MutableWorker.registerTool(s)`.
  */
 
+// Errors: what every public error class is (a real Error with a `_tag`).
+export type { TaggedError, TaggedErrorClass } from "./error/tagged-error.ts"
+
 // Schema: argument schemas, JSON Schema, provider dialects and lint.
 export type { JsonSchema, JsonObject, JsonValue } from "./schema/json-schema.ts"
 export type { ArgumentCodec, ArgumentIssue, DecodeResult } from "./schema/argument-codec.ts"
