@@ -2,9 +2,12 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { inspect } from "node:util"
 import { Effect, Exit } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { z } from "zod"
 import {
+  type Cancelled,
+  type DuplicateName,
+  type LlmHttpError,
   Item,
   type LlmClient,
   PreLlmRequest,
@@ -221,5 +224,16 @@ describe("every public error is a readable Error", () => {
     const e = ToolError.ExecutionFailed("first line\nsecond line")
     expect(String(e)).toBe("ExecutionFailed: first line second line")
     expect(e.message).toBe("first line\nsecond line")
+  })
+})
+
+describe("the declared types show the error's own fields, not Effect's internals", () => {
+  it("beyond Error's own keys, an error declares its tag, its fields and the iterator `yield*` needs", () => {
+    // (Effect augments the global Error interface itself; that is Effect's, and every Error shows it.)
+    type Own<E> = Exclude<keyof E, keyof Error>
+    expectTypeOf<Own<Cancelled>>().toEqualTypeOf<"_tag" | "partial" | "reason" | typeof Symbol.iterator>()
+    expectTypeOf<Own<DuplicateName>>().toEqualTypeOf<"_tag" | "toolName" | typeof Symbol.iterator>()
+    expectTypeOf<Own<LlmHttpError>>().toEqualTypeOf<"_tag" | "status" | "body" | typeof Symbol.iterator>()
+    expectTypeOf<DuplicateName["name"]>().toEqualTypeOf<"DuplicateName">()
   })
 })
