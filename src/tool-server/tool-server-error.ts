@@ -22,7 +22,7 @@ const genuine = new WeakSet<object>()
 
 /** No tool of that name is registered. */
 export class ToolNotFound extends TaggedError("ToolNotFound")<{ readonly toolName: string; readonly message: string }> {
-  constructor(props: { readonly toolName: string; readonly message: string }) {
+  constructor(props: { readonly toolName: string; readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }
@@ -34,7 +34,7 @@ export class ToolExecution extends TaggedError("ToolExecution")<{
   readonly error: ToolError
   readonly message: string
 }> {
-  constructor(props: { readonly toolName: string; readonly error: ToolError; readonly message: string }) {
+  constructor(props: { readonly toolName: string; readonly error: ToolError; readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }
@@ -46,15 +46,18 @@ export class ToolTimeout extends TaggedError("ToolTimeout")<{
   readonly afterMs: number
   readonly message: string
 }> {
-  constructor(props: { readonly toolName: string; readonly afterMs: number; readonly message: string }) {
+  constructor(props: { readonly toolName: string; readonly afterMs: number; readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }
 }
 
-/** The caller's signal aborted the call. The tool was told through its signal and not awaited further. */
+/**
+ * The caller's signal aborted the call; its reason is the `cause`. The tool was told through its signal and not
+ * awaited further.
+ */
 export class ToolCancelled extends TaggedError("ToolCancelled")<{ readonly toolName: string; readonly message: string }> {
-  constructor(props: { readonly toolName: string; readonly message: string }) {
+  constructor(props: { readonly toolName: string; readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }

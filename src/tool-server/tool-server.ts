@@ -240,7 +240,11 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
   } catch (thrown) {
     return Promise.reject(executionError(name, new Internal({ message: describeThrown(thrown) })))
   }
-  const cancelled = (): ToolCancelled => new ToolCancelled({ toolName: name, message: `call to "${name}" was cancelled` })
+  // The caller's abort reason stays reachable as `cause` (the Worker's own `Cancelled`, or the application's value).
+  const cancelled = (): ToolCancelled =>
+    outer?.reason === undefined
+      ? new ToolCancelled({ toolName: name, message: `call to "${name}" was cancelled` })
+      : new ToolCancelled({ toolName: name, message: `call to "${name}" was cancelled`, cause: outer.reason })
   if (outer?.aborted) return Promise.reject(cancelled())
   return new Promise<string>((resolve, reject) => {
     const timeoutMs = options.timeoutMs

@@ -9,7 +9,7 @@ const genuine = new WeakSet<object>()
 
 /** The arguments could not be decoded: malformed JSON, not an object, or a schema violation. */
 export class InvalidArgument extends TaggedError("InvalidArgument")<{ readonly message: string }> {
-  constructor(props: { readonly message: string }) {
+  constructor(props: { readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }
@@ -17,7 +17,7 @@ export class InvalidArgument extends TaggedError("InvalidArgument")<{ readonly m
 
 /** The tool ran and failed (a thrown error, a rejected promise, a failed Effect). */
 export class ExecutionFailed extends TaggedError("ExecutionFailed")<{ readonly message: string }> {
-  constructor(props: { readonly message: string }) {
+  constructor(props: { readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }
@@ -25,7 +25,7 @@ export class ExecutionFailed extends TaggedError("ExecutionFailed")<{ readonly m
 
 /** A defect inside the tool machinery rather than in the tool's own work. */
 export class Internal extends TaggedError("Internal")<{ readonly message: string }> {
-  constructor(props: { readonly message: string }) {
+  constructor(props: { readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }

@@ -127,7 +127,10 @@ describe("every public error is a readable Error", () => {
     expectReadable(execution, "ToolExecution")
     expect((execution as { toolName: string }).toolName).toBe("weather")
     expectReadable(await caught(() => handle.callTool("slow", "{}", { timeoutMs: 5 })), "ToolTimeout")
-    expectReadable(await caught(() => handle.callTool("slow", "{}", { signal: AbortSignal.abort() })), "ToolCancelled")
+    const why = new Error("stop now")
+    const toolCancelled = await caught(() => handle.callTool("slow", "{}", { signal: AbortSignal.abort(why) }))
+    expectReadable(toolCancelled, "ToolCancelled")
+    expect((toolCancelled as Error).cause).toBe(why)
   })
 
   it("llm: every LlmError variant from a real loopback server", async () => {
