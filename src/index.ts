@@ -9,6 +9,9 @@
  * @packageDocumentation
  */
 
+// Errors: what every public error class is (a real Error with a `_tag`).
+export type { TaggedError, TaggedErrorClass } from "./error/tagged-error.ts"
+
 // Schema: argument schemas, JSON Schema, provider dialects and lint.
 export type { JsonSchema, JsonObject, JsonValue } from "./schema/json-schema.ts"
 export type { ArgumentCodec, ArgumentIssue, DecodeResult } from "./schema/argument-codec.ts"
@@ -46,7 +49,7 @@ export { ToolMeta, InvalidToolName, TOOL_NAME_PATTERN } from "./tool/tool-meta.t
 export type { ToolContext, ToolDefinition } from "./tool/tool.ts"
 export { ToolError, InvalidArgument, ExecutionFailed, Internal } from "./tool/tool-error.ts"
 export { defineTool } from "./tool/define-tool.ts"
-export type { ToolConfig, TypedToolDefinition, NoArguments } from "./tool/define-tool.ts"
+export type { ToolConfig, TypedToolDefinition, NoArguments, ToolOutput } from "./tool/define-tool.ts"
 export { toolGroup } from "./tool/tool-group.ts"
 export type { MethodToolConfig, CheckedMethods } from "./tool/tool-group.ts"
 export { toolFailure, isToolFailure } from "./tool/tool-failure.ts"

@@ -1,7 +1,7 @@
-import { Data } from "effect"
+import { TaggedError } from "../error/tagged-error.ts"
 
 /** An expected failure: printed as one line (no stack trace) and turned into the process exit code. */
-export class CliError extends Data.TaggedError("CliError")<{
+export class CliError extends TaggedError("CliError")<{
   readonly message: string
   readonly exitCode: number
   /** True when the command line itself was wrong, so the usage text helps. */

@@ -3,7 +3,8 @@ import { defaultResponseLimits } from "./limits.ts"
 import type { ResponseLimits } from "./limits.ts"
 import { LlmConfigError } from "./llm-error.ts"
 import type { Provider } from "./providers/provider.ts"
-import { providerNames, providers } from "./providers/registry.ts"
+import { type ProviderName, providerNames, providers } from "./providers/registry.ts"
+import { checkBaseUrl, shownBaseUrl } from "./base-url.ts"
 import { defaultRetryPolicy } from "./transport/retry-policy.ts"
 import type { RetryPolicy } from "./transport/retry-policy.ts"
 import { streamSse } from "./transport/sse-transport.ts"
@@ -15,12 +16,21 @@ import type { Timeouts } from "./transport/timeouts.ts"
  * Options of `createLlmClient`. Only `provider` and `model` are required; keys and base URLs default to the provider's environment variables.
  */
 export interface LlmClientOptions {
-  /** A built-in provider name (`openai`, `anthropic`, `gemini`, `ollama`, …) or a custom `Provider`. */
-  readonly provider: string | Provider
+  /**
+   * A built-in provider's name (`"openai"`, `"anthropic"`, `"gemini"`, `"ollama"`, …; see `providerNames`) or a
+   * `Provider` value: a preset such as `ollama`, or your own `openAiCompatible({ … })`. Editors complete the
+   * names; any other string compiles (a name read from a flag or a table) and an unknown one throws
+   * `LlmConfigError` here, listing the known names. `isProviderName` narrows a string ahead of time.
+   */
+  // `string & {}` keeps the literal names visible to completion: a bare `string` would absorb them.
+  readonly provider: ProviderName | (string & {}) | Provider
   readonly model: string
   /** Overrides the provider's environment variables. */
   readonly apiKey?: string
-  /** Overrides the provider's base-URL variable and default. */
+  /**
+   * Overrides the provider's base-URL variable and default. An absolute `http:` or `https:` URL without user
+   * name or password, checked here: `"localhost:8080"` throws `LlmConfigError` suggesting `http://localhost:8080`.
+   */
   readonly baseUrl?: string
   readonly retry?: Partial<RetryPolicy>
   /** Deadlines; `totalMs` (off by default) bounds the whole call. See `defaultTimeouts`. */
@@ -69,8 +79,8 @@ const nonEmpty = (value: string | undefined): string | undefined =>
 
 /**
  * Creates a client for one provider and model. Configuration is resolved here, once: an unknown provider, a
- * missing model or a missing key for a hosted provider throws `LlmConfigError` now rather than at the first
- * request, and later changes to the environment do not affect an existing client.
+ * missing model, a missing key for a hosted provider or an unusable base URL throws `LlmConfigError` now rather
+ * than at the first request, and later changes to the environment do not affect an existing client.
  *
  * @example
  * ```ts
@@ -95,12 +105,12 @@ export const createLlmClient = (options: LlmClientOptions): LlmClient => {
 
   const configuredBase =
     nonEmpty(options.baseUrl) ?? (provider.baseUrlEnv === undefined ? undefined : nonEmpty(env[provider.baseUrlEnv])) ?? provider.defaultBaseUrl
-  const baseUrl = configuredBase.replace(/\/+$/, "")
+  const baseUrl = checkBaseUrl(configuredBase, provider.name).replace(/\/+$/, "")
   let url: string
   try {
     url = new URL(provider.endpoint(baseUrl, model)).href
   } catch {
-    throw new LlmConfigError({ message: `Base URL "${configuredBase}" for provider "${provider.name}" is not a valid URL` })
+    throw new LlmConfigError({ option: "baseUrl", message: `Base URL ${shownBaseUrl(configuredBase)} for provider "${provider.name}" gives no valid endpoint URL` })
   }
 
   const limits = { ...defaultResponseLimits, ...options.limits }
@@ -116,7 +126,8 @@ export const createLlmClient = (options: LlmClientOptions): LlmClient => {
     timeouts: { ...defaultTimeouts, ...options.timeouts },
     fetch: options.fetch ?? globalThis.fetch,
     maxErrorBodyBytes: MAX_ERROR_BODY_BYTES,
-    limits
+    limits,
+    provider: provider.name
   }
   const scheme = provider.scheme
 

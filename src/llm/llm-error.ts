@@ -1,8 +1,8 @@
-import { Data } from "effect"
+import { TaggedError } from "../error/tagged-error.ts"
 import type { ResponseLimitName } from "./limits.ts"
 
 /** The provider answered with a non-success HTTP status (after retries, when the status was retryable). */
-export class LlmHttpError extends Data.TaggedError("LlmHttpError")<{
+export class LlmHttpError extends TaggedError("LlmHttpError")<{
   readonly status: number
   readonly body: string
   readonly message: string
@@ -12,40 +12,55 @@ export class LlmHttpError extends Data.TaggedError("LlmHttpError")<{
  * A deadline passed: waiting for response headers, for the first content, idle between two events, or the
  * whole request's optional `total` deadline (attempts and back-off included).
  */
-export class LlmTimeout extends Data.TaggedError("LlmTimeout")<{
+export class LlmTimeout extends TaggedError("LlmTimeout")<{
   readonly phase: "headers" | "first_event" | "idle" | "total"
   readonly afterMs: number
   readonly message: string
 }> {}
 
-/** The connection failed or broke (DNS, refused, reset, truncated body). */
-export class LlmNetworkError extends Data.TaggedError("LlmNetworkError")<{ readonly message: string }> {}
+/**
+ * The connection failed or broke (DNS, refused, reset, truncated body); `cause` is fetch's own error. A refused
+ * connection to this machine names the local server to start ("is Ollama running there?").
+ */
+export class LlmNetworkError extends TaggedError("LlmNetworkError")<{ readonly message: string }> {}
 
 /** The provider reported an error inside the stream (e.g. Anthropic `overloaded_error`). */
-export class LlmProviderError extends Data.TaggedError("LlmProviderError")<{
+export class LlmProviderError extends TaggedError("LlmProviderError")<{
   readonly code: string
   readonly message: string
 }> {}
 
 /** The stream broke the wire format (invalid JSON in an event, an impossible event order). */
-export class LlmProtocolError extends Data.TaggedError("LlmProtocolError")<{ readonly message: string }> {}
+export class LlmProtocolError extends TaggedError("LlmProtocolError")<{ readonly message: string }> {}
 
 /**
  * The response passed one of the client's size bounds (`limits` in `createLlmClient`): `limit` names the
  * option, `max` is its value and `seen` how much had arrived when the bound was passed. Never retried.
  */
-export class LlmLimitExceeded extends Data.TaggedError("LlmLimitExceeded")<{
+export class LlmLimitExceeded extends TaggedError("LlmLimitExceeded")<{
   readonly limit: ResponseLimitName
   readonly max: number
   readonly seen: number
   readonly message: string
 }> {}
 
-/** The caller's AbortSignal fired. */
-export class LlmCancelled extends Data.TaggedError("LlmCancelled")<{ readonly message: string }> {}
+/** The caller's AbortSignal fired; `reason` (and `cause`) is the signal's reason. */
+export class LlmCancelled extends TaggedError("LlmCancelled")<{
+  readonly message: string
+  readonly reason?: unknown
+  readonly cause?: unknown
+}> {}
 
-/** No credentials or an unusable configuration (unknown provider, missing model). */
-export class LlmConfigError extends Data.TaggedError("LlmConfigError")<{ readonly message: string }> {}
+/**
+ * No credentials or an unusable configuration (unknown provider, missing model, a base URL that is not an
+ * absolute http(s) URL). `option`: the option at fault, when one is; `suggestion`: a corrected value, when one can
+ * be given (`"http://localhost:8080"` for `"localhost:8080"`).
+ */
+export class LlmConfigError extends TaggedError("LlmConfigError")<{
+  readonly message: string
+  readonly option?: string
+  readonly suggestion?: string
+}> {}
 
 /** Every way an LLM call can fail, each a tagged error (`_tag`); narrow with `isLlmError` and a `switch` on `_tag`. */
 export type LlmError =

@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import { TaggedError } from "../error/tagged-error.ts"
 
 /**
  * Nesting bounds for JSON that a model, a provider or a plugin controls. Every walker in the package that
@@ -17,7 +17,7 @@ export const DEFAULT_MAX_JSON_DEPTH = 64
 export const DEFAULT_MAX_DOCUMENT_DEPTH = 256
 
 /** A value nested deeper than a walker's bound (or cyclic, which is infinitely deep). */
-export class JsonTooDeepError extends Data.TaggedError("JsonTooDeepError")<{
+export class JsonTooDeepError extends TaggedError("JsonTooDeepError")<{
   /** The bound that was exceeded. */
   readonly limit: number
   readonly message: string

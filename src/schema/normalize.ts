@@ -1,18 +1,38 @@
-import { Data } from "effect"
+import { TaggedError } from "../error/tagged-error.ts"
 import { DEFAULT_MAX_DOCUMENT_DEPTH, tooDeepMessage, valueDepth } from "./json-depth.ts"
 import type { JsonObject, JsonSchema, JsonValue } from "./json-schema.ts"
 import { setOwn } from "./own-property.ts"
 
 /** A `$ref` points back into itself: the schema cannot be inlined, and no provider dialect accepts a cycle. */
-export class RecursiveSchemaError extends Data.TaggedError("RecursiveSchemaError")<{
+export class RecursiveSchemaError extends TaggedError("RecursiveSchemaError")<{
   readonly ref: string
   readonly message: string
+  /** The tool whose `parameters` it is, when it was raised for one (`defineTool`). */
+  readonly tool?: string
 }> {}
 
-/** The schema cannot describe tool arguments: the root is not an object, or a `$ref` does not resolve. */
-export class UnsupportedSchemaError extends Data.TaggedError("UnsupportedSchemaError")<{
+/**
+ * The schema cannot describe tool arguments: the root is not an object, a `$ref` does not resolve, or a part has
+ * no JSON form (`z.date()`). `path`: the property it is about (`"outer.when"`), when it is about one; `tool`: the
+ * tool whose `parameters` it is, when it was raised for one (`defineTool`).
+ */
+export class UnsupportedSchemaError extends TaggedError("UnsupportedSchemaError")<{
   readonly message: string
+  readonly path?: string
+  readonly tool?: string
 }> {}
+
+/** Why a root that is not an object schema cannot be a tool's arguments, in the schema's own terms. */
+const rootProblem = (root: Node, type: unknown): string => {
+  const start = "a tool's arguments must be a JSON object"
+  for (const union of ["anyOf", "oneOf"] as const) {
+    if (Array.isArray(root[union]) && type === undefined) {
+      return `${start}, but the schema's root is a union (${union} of ${root[union].length} alternatives); make the root an object and put the union in one of its properties`
+    }
+  }
+  if (type === undefined) return `${start}, but the schema's root declares no type and no properties`
+  return `${start}, but the schema's root has type ${JSON.stringify(type)}`
+}
 
 /**
  * Default bound on the schema objects a normalised schema may contain once every `$ref` is inlined. Inlining is
@@ -205,11 +225,7 @@ export const normalizeJsonSchema = (schema: JsonSchema, options?: NormalizeOptio
   const walked = walk(schema, { root: schema, stack: [], depth: 1, limits: { maxDepth, maxNodes }, built: { count: 0 } })
   if (!isObject(walked)) throw new UnsupportedSchemaError({ message: "a tool's argument schema must be an object schema" })
   const type = walked["type"] ?? ("properties" in walked ? "object" : undefined)
-  if (type !== "object" && !(Object.keys(walked).length === 0)) {
-    throw new UnsupportedSchemaError({
-      message: `a tool's arguments must be a JSON object, but the schema's root has type ${JSON.stringify(type ?? null)}`
-    })
-  }
+  if (type !== "object" && !(Object.keys(walked).length === 0)) throw new UnsupportedSchemaError({ message: rootProblem(walked, type) })
   const root: Node = { type: "object", ...walked }
   if (!("properties" in root) && !("patternProperties" in root) && !("additionalProperties" in root)) {
     root["properties"] = {}

@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import { TaggedError } from "../error/tagged-error.ts"
 
 /** The four tool-definition shapes a request can carry. */
 export type ToolDialect = "openai-chat" | "openai-responses" | "anthropic" | "gemini"
@@ -23,7 +23,7 @@ const WIRE_RULE: Record<ToolDialect, { readonly pattern: RegExp; readonly text: 
 }
 
 /** A tool name that cannot be sent to a provider, or that would become indistinguishable from another there. */
-export class ToolNameRejected extends Data.TaggedError("ToolNameRejected")<{
+export class ToolNameRejected extends TaggedError("ToolNameRejected")<{
   readonly provider: ToolDialect
   readonly tool: string
   /** The other tool whose wire name this one's would collide with, when that is the reason. */

@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import { TaggedError } from "../error/tagged-error.ts"
 import type { Event } from "../llm/event.ts"
 import {
   type BlockKind,
@@ -16,7 +16,7 @@ import type { ProtocolIssue } from "./protocol-issue.ts"
  * A timeline was used out of turn: fed or extended after `finish()` / `abort()` (each response needs a timeline
  * of its own), or its response read before it was done.
  */
-export class TimelineMisuse extends Data.TaggedError("TimelineMisuse")<{ readonly message: string }> {}
+export class TimelineMisuse extends TaggedError("TimelineMisuse")<{ readonly message: string }> {}
 
 /** A timeline is `open` while events arrive, then `finished` (the response ended) or `aborted`. */
 export type TimelineState = "open" | "finished" | "aborted"

@@ -8,6 +8,7 @@ import type { ToolServerHandle } from "./tool-server.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES } from "../tool/output-limit.ts"
 import { type ToolEntry, type ToolRegistry, executionError, outputText, registryOf } from "./tool-server.ts"
 import { DuplicateName, RegistrationFailed } from "./tool-server-error.ts"
+import { quote } from "../schema/quote.ts"
 
 export interface RegistrationOptions {
   /**
@@ -32,17 +33,17 @@ const instantiate = (definition: ToolDefinition): ToolEntry => {
   try {
     produced = definition()
   } catch (thrown) {
-    throw new RegistrationFailed({ name: undefined, message: `tool factory threw: ${describeThrown(thrown)}`, cause: thrown })
+    throw new RegistrationFailed({ toolName: undefined, message: `tool factory threw: ${describeThrown(thrown)}`, cause: thrown })
   }
   if (!Array.isArray(produced) || produced.length !== 2) {
-    throw new RegistrationFailed({ name: undefined, message: "tool factory must return [ToolMeta, Tool]" })
+    throw new RegistrationFailed({ toolName: undefined, message: "tool factory must return [ToolMeta, Tool]" })
   }
   const [meta, tool] = produced as [unknown, unknown]
   if (!(meta instanceof ToolMeta)) {
-    throw new RegistrationFailed({ name: undefined, message: "tool factory returned something that is not a ToolMeta" })
+    throw new RegistrationFailed({ toolName: undefined, message: "tool factory returned something that is not a ToolMeta" })
   }
   if (typeof tool !== "object" || tool === null || typeof (tool as { execute?: unknown }).execute !== "function") {
-    throw new RegistrationFailed({ name: meta.name, message: `tool "${meta.name}" has no execute function` })
+    throw new RegistrationFailed({ toolName: meta.name, message: `tool "${meta.name}" has no execute function` })
   }
   const spec: ToolSpec = Object.freeze({ name: meta.name, description: meta.descriptionText, inputSchema: meta.schema })
   const maxBytes = meta.maxOutputBytes ?? DEFAULT_TOOL_OUTPUT_BYTES
@@ -66,7 +67,7 @@ const checkWireCollisions = (registry: ToolRegistry, batch: ReadonlyArray<ToolEn
       const owner = taken.get(wire) ?? inBatch.get(wire)
       if (owner !== undefined) {
         throw new RegistrationFailed({
-          name: meta.name,
+          toolName: meta.name,
           message: `tool "${meta.name}" would be sent to ${dialect} as "${wire}", the same name as tool "${owner}"`
         })
       }
@@ -92,18 +93,21 @@ export const registerDefinitions = (
   const warnings: Array<SchemaLint> = []
   for (const definition of definitions) {
     if (typeof definition !== "function") {
-      throw new RegistrationFailed({ name: undefined, message: "a tool definition must be a factory function" })
+      throw new RegistrationFailed({ toolName: undefined, message: "a tool definition must be a factory function" })
     }
     const entry = instantiate(definition)
     const name = entry.meta.name
-    if (registry.entries.has(name) || seen.has(name)) {
-      throw new DuplicateName({ name, message: `tool "${name}" is already registered` })
+    if (registry.entries.has(name)) {
+      throw new DuplicateName({ toolName: name, message: `tool ${quote(name)} is already registered` })
+    }
+    if (seen.has(name)) {
+      throw new DuplicateName({ toolName: name, message: `tool ${quote(name)} appears twice in this batch; nothing was registered` })
     }
     const findings = lintToolSpec(entry.spec, { targets })
     const errors = findings.filter((finding) => finding.severity === "error")
     if (errors.length > 0) {
       throw new RegistrationFailed({
-        name,
+        toolName: name,
         message: errors.map((e) => `${e.provider}: ${e.path === "" ? "" : `${e.path}: `}${e.message}`).join("; "),
         lint: errors
       })

@@ -1,13 +1,13 @@
-import { Data } from "effect"
+import { TaggedError } from "../error/tagged-error.ts"
 import type { SchemaLint } from "../schema/lint.ts"
 import type { ToolError } from "../tool/tool-error.ts"
 
 /** A tool with this name is already registered (or appears twice in one batch). Nothing was registered. */
-export class DuplicateName extends Data.TaggedError("DuplicateName")<{ readonly name: string; readonly message: string }> {}
+export class DuplicateName extends TaggedError("DuplicateName")<{ readonly toolName: string; readonly message: string }> {}
 
 /** A factory threw, produced something that is not `[ToolMeta, Tool]`, or its schema fails a provider lint error. */
-export class RegistrationFailed extends Data.TaggedError("RegistrationFailed")<{
-  readonly name: string | undefined
+export class RegistrationFailed extends TaggedError("RegistrationFailed")<{
+  readonly toolName: string | undefined
   readonly message: string
   readonly cause?: unknown
   /** The provider lint errors that refused the tool, when that was the reason. */
@@ -21,40 +21,43 @@ export class RegistrationFailed extends Data.TaggedError("RegistrationFailed")<{
 const genuine = new WeakSet<object>()
 
 /** No tool of that name is registered. */
-export class ToolNotFound extends Data.TaggedError("ToolNotFound")<{ readonly name: string; readonly message: string }> {
-  constructor(props: { readonly name: string; readonly message: string }) {
+export class ToolNotFound extends TaggedError("ToolNotFound")<{ readonly toolName: string; readonly message: string }> {
+  constructor(props: { readonly toolName: string; readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }
 }
 
 /** The tool ran and failed; `error` is its `ToolError` (its message is what the model should read). */
-export class ToolExecution extends Data.TaggedError("ToolExecution")<{
-  readonly name: string
+export class ToolExecution extends TaggedError("ToolExecution")<{
+  readonly toolName: string
   readonly error: ToolError
   readonly message: string
 }> {
-  constructor(props: { readonly name: string; readonly error: ToolError; readonly message: string }) {
+  constructor(props: { readonly toolName: string; readonly error: ToolError; readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }
 }
 
 /** The per-call deadline passed. The tool's signal was aborted; its late result, if any, is discarded. */
-export class ToolTimeout extends Data.TaggedError("ToolTimeout")<{
-  readonly name: string
+export class ToolTimeout extends TaggedError("ToolTimeout")<{
+  readonly toolName: string
   readonly afterMs: number
   readonly message: string
 }> {
-  constructor(props: { readonly name: string; readonly afterMs: number; readonly message: string }) {
+  constructor(props: { readonly toolName: string; readonly afterMs: number; readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }
 }
 
-/** The caller's signal aborted the call. The tool was told through its signal and not awaited further. */
-export class ToolCancelled extends Data.TaggedError("ToolCancelled")<{ readonly name: string; readonly message: string }> {
-  constructor(props: { readonly name: string; readonly message: string }) {
+/**
+ * The caller's signal aborted the call; its reason is the `cause`. The tool was told through its signal and not
+ * awaited further.
+ */
+export class ToolCancelled extends TaggedError("ToolCancelled")<{ readonly toolName: string; readonly message: string }> {
+  constructor(props: { readonly toolName: string; readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }

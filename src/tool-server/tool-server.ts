@@ -6,6 +6,7 @@ import { whenAborted } from "../tool/abort-watch.ts"
 import { describeThrown } from "../tool/describe-thrown.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit, limitOutput } from "../tool/output-limit.ts"
 import { toToolError } from "../tool/tool-constructors.ts"
+import { observeOutput } from "../tool/output-observer.ts"
 import { ExecutionFailed, Internal, InvalidArgument, type ToolError } from "../tool/tool-error.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
 import {
@@ -88,6 +89,11 @@ export interface CallToolOptions {
    * (`ToolMeta.outputLimit`). Default 100 KiB; `Infinity` for none.
    */
   readonly maxOutputBytes?: number
+  /**
+   * Receives the value a `defineTool` handler returned, before it is rendered to text (nothing for other tools, or
+   * when the call fails). The Worker uses it for typed PostToolCall hooks (`addToolHook`).
+   */
+  readonly observeOutput?: (value: unknown) => void
 }
 
 const NEVER_ABORTED: AbortSignal = new AbortController().signal
@@ -153,9 +159,9 @@ export class ToolServerHandle {
    */
   callTool(name: string, argumentsJson: string, options?: CallToolOptions): Promise<string> {
     const entry = this.#registry.entries.get(name)
-    if (entry === undefined) return Promise.reject(new ToolNotFound({ name, message: `unknown tool "${name}"` }))
+    if (entry === undefined) return Promise.reject(new ToolNotFound({ toolName: name, message: `unknown tool "${name}"` }))
     const callId = options?.callId ?? `local_${++localCallCounter}`
-    if (options?.signal === undefined && options?.timeoutMs === undefined && options?.maxOutputBytes === undefined) {
+    if (options?.signal === undefined && options?.timeoutMs === undefined && options?.maxOutputBytes === undefined && options?.observeOutput === undefined) {
       // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
       try {
         // Promise.resolve: a tool written in plain JavaScript may return a bare string (free for a native promise).
@@ -197,7 +203,7 @@ const capped = (error: ToolError, maxBytes: number): ToolError => {
 /** Whatever a tool failed with, as a `ToolExecution` whose message fits `maxBytes`. Never throws. */
 export const executionError = (name: string, thrown: unknown, maxBytes: number = DEFAULT_TOOL_OUTPUT_BYTES): ToolExecution => {
   const error = capped(toToolError(thrown), maxBytes)
-  return new ToolExecution({ name, error, message: error.message })
+  return new ToolExecution({ toolName: name, error, message: error.message })
 }
 
 /** A tool's resolved value as capped text. `Tool` promises a string; plain JavaScript may resolve anything. */
@@ -235,7 +241,11 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
   } catch (thrown) {
     return Promise.reject(executionError(name, new Internal({ message: describeThrown(thrown) })))
   }
-  const cancelled = (): ToolCancelled => new ToolCancelled({ name, message: `call to "${name}" was cancelled` })
+  // The caller's abort reason stays reachable as `cause` (the Worker's own `Cancelled`, or the application's value).
+  const cancelled = (): ToolCancelled =>
+    outer?.reason === undefined
+      ? new ToolCancelled({ toolName: name, message: `call to "${name}" was cancelled` })
+      : new ToolCancelled({ toolName: name, message: `call to "${name}" was cancelled`, cause: outer.reason })
   if (outer?.aborted) return Promise.reject(cancelled())
   return new Promise<string>((resolve, reject) => {
     const timeoutMs = options.timeoutMs
@@ -256,7 +266,7 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
     if (controller !== undefined) {
       timer = setTimeout(() => {
         finish()
-        const error = new ToolTimeout({ name, afterMs: timeoutMs ?? 0, message: `tool "${name}" timed out after ${timeoutMs} ms` })
+        const error = new ToolTimeout({ toolName: name, afterMs: timeoutMs ?? 0, message: `tool "${name}" timed out after ${timeoutMs} ms` })
         controller.abort(error)
         reject(error)
       }, timeoutMs)
@@ -264,8 +274,10 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
     const signal = controller?.signal ?? outer ?? NEVER_ABORTED
     let running: Promise<string>
     try {
+      const context = { callId, signal, meta: entry.meta }
+      if (options.observeOutput !== undefined) observeOutput(context, options.observeOutput)
       // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-      running = Promise.resolve(entry.tool.execute(argumentsJson, { callId, signal, meta: entry.meta }))
+      running = Promise.resolve(entry.tool.execute(argumentsJson, context))
     } catch (thrown) {
       finish()
       reject(executionError(name, thrown, maxBytes))

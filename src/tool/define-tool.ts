@@ -1,18 +1,21 @@
 import { Effect } from "effect"
 import type { ArgumentSchema, InferArguments, TypedJsonSchema } from "../schema/codec.ts"
 import { formatIssues, makeArgumentCodec } from "../schema/codec.ts"
+import { RecursiveSchemaError, UnsupportedSchemaError } from "../schema/normalize.ts"
+import { quote } from "../schema/quote.ts"
 import type { ArgumentCodec, DecodeResult } from "../schema/argument-codec.ts"
 import type { Tool, ToolContext, ToolDefinition } from "./tool.ts"
 import { describeThrown, runToolEffect, toToolError } from "./tool-constructors.ts"
 import { ExecutionFailed, InvalidArgument } from "./tool-error.ts"
-import { isToolFailure } from "./tool-failure.ts"
+import { type ToolFailure, isToolFailure } from "./tool-failure.ts"
+import { outputObserver } from "./output-observer.ts"
 import { ToolMeta } from "./tool-meta.ts"
 
 /**
  * What `defineTool` takes: the tool's name and description as the model sees them, its argument schema
  * (`parameters`; none means no arguments), optional per-registration `state`, and the `execute` handler.
  */
-export interface ToolConfig<S extends ArgumentSchema, State> {
+export interface ToolConfig<S extends ArgumentSchema, State, Out = unknown> {
   readonly name: string
   readonly description: string
   /** Effect Schema, zod 4, zod 3, any Standard Schema with JSON Schema, or raw JSON Schema. Omit for no arguments. */
@@ -29,19 +32,54 @@ export interface ToolConfig<S extends ArgumentSchema, State> {
    * Receives the decoded, typed arguments. Strings are returned to the model as they are, anything else as
    * JSON. Fail by throwing, rejecting, failing the Effect, or returning `toolFailure(message)`.
    */
-  readonly execute: (args: InferArguments<S>, context: ToolContext, state: State) => unknown
+  readonly execute: (args: InferArguments<S>, context: ToolContext, state: State) => Out
 }
 
-/** A `ToolDefinition` that also remembers its name and argument codec (for docs, tests and tooling). */
-export interface TypedToolDefinition<A> extends ToolDefinition {
+/**
+ * What a handler's result stands for: the value of a promise or of an Effect's success, without the
+ * `toolFailure(…)` results (those are failures, not output).
+ */
+export type ToolOutput<Out> = Exclude<Out extends Effect.Effect<infer A, infer _E, infer _R> ? A : Awaited<Out>, ToolFailure>
+
+/**
+ * A `ToolDefinition` that also remembers its name, its argument codec and its types: `A` the decoded arguments,
+ * `O` what the handler returns (before it is rendered to text). Typed hooks (`addToolHook`) read both.
+ */
+export interface TypedToolDefinition<A, O = unknown> extends ToolDefinition {
   readonly toolName: string
   readonly codec: ArgumentCodec<A>
+  /** Type-only: the handler's output type. Never set at run time. */
+  readonly "~output"?: O
 }
+
+/** Which definition built each tool instance: a typed hook applies only to the tools its definition built. */
+const builtBy = new WeakMap<Tool, ToolDefinition>()
+
+/** @internal The `defineTool` definition that built `tool`, if one did. */
+export const definitionOf = (tool: Tool): ToolDefinition | undefined => builtBy.get(tool)
 
 /** The argument type of a tool declared without `parameters`: it accepts exactly `{}`. */
 export type NoArguments = TypedJsonSchema<Record<string, never>>
 
 const NO_ARGUMENTS = { type: "object", properties: {}, additionalProperties: false } as const
+
+/**
+ * The codec of one tool's `parameters`. A schema that cannot be used fails here with a tagged error naming the
+ * tool (and, where the source knows it, the property): a library's own untagged throw (zod's "Date cannot be
+ * represented in JSON Schema") is never what the author sees.
+ */
+const codecFor = <S extends ArgumentSchema>(tool: string, schema: S): ArgumentCodec<InferArguments<S>> => {
+  try {
+    return makeArgumentCodec(schema)
+  } catch (thrown) {
+    const prefix = `tool ${quote(String(tool))}: `
+    if (thrown instanceof RecursiveSchemaError) throw new RecursiveSchemaError({ ref: thrown.ref, tool, message: prefix + thrown.message, cause: thrown })
+    if (thrown instanceof UnsupportedSchemaError) {
+      throw new UnsupportedSchemaError({ ...(thrown.path === undefined ? {} : { path: thrown.path }), tool, message: prefix + thrown.message, cause: thrown })
+    }
+    throw new UnsupportedSchemaError({ tool, message: `${prefix}its parameters cannot be turned into a JSON Schema: ${describeThrown(thrown)}`, cause: thrown })
+  }
+}
 
 const kindOf = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "array" : typeof value)
 
@@ -75,6 +113,12 @@ const renderOutput = (value: unknown): string => {
   }
 }
 
+/** Reports the handler's value to the call's observer (a typed PostToolCall hook), then renders it. */
+const observedOutput = (observe: (value: unknown) => void) => (value: unknown): string => {
+  if (!isToolFailure(value)) observe(value)
+  return renderOutput(value)
+}
+
 const rejectAsToolError = (thrown: unknown): Promise<never> => Promise.reject(toToolError(thrown))
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -93,10 +137,13 @@ const runHandler = <A, State>(
 ): Promise<string> => {
   try {
     const result = handler(args, context, state)
-    if (isThenable(result)) return Promise.resolve(result).then(renderOutput, rejectAsToolError)
+    // Only calls whose caller asked for the value pay for a closure (see above).
+    const observe = outputObserver(context)
+    const render = observe === undefined ? renderOutput : observedOutput(observe)
+    if (isThenable(result)) return Promise.resolve(result).then(render, rejectAsToolError)
     // A handler's Effect cannot require services: the type of `execute` admits none, so the cast is sound.
-    if (Effect.isEffect(result)) return runToolEffect(result as Effect.Effect<unknown, unknown>, context.signal).then(renderOutput)
-    return Promise.resolve(renderOutput(result))
+    if (Effect.isEffect(result)) return runToolEffect(result as Effect.Effect<unknown, unknown>, context.signal).then(render)
+    return Promise.resolve(render(result))
   } catch (thrown) {
     return rejectAsToolError(thrown)
   }
@@ -120,10 +167,10 @@ const runHandler = <A, State>(
  * @remarks Gotchas: the codec is compiled here, once, so an invalid schema throws at definition time; the factory (and
  * `state`) runs at each registration.
  */
-export function defineTool<S extends ArgumentSchema = NoArguments, State = undefined>(
-  config: ToolConfig<S, State>
-): TypedToolDefinition<InferArguments<S>> {
-  const codec = makeArgumentCodec((config.parameters ?? NO_ARGUMENTS) as S)
+export function defineTool<S extends ArgumentSchema = NoArguments, State = undefined, Out = unknown>(
+  config: ToolConfig<S, State, Out>
+): TypedToolDefinition<InferArguments<S>, ToolOutput<Out>> {
+  const codec = codecFor(config.name, (config.parameters ?? NO_ARGUMENTS) as S)
   const described = ToolMeta.make(config.name).description(config.description).inputSchema(codec.jsonSchema)
   const meta = config.maxOutputBytes === undefined ? described : described.outputLimit(config.maxOutputBytes)
   const execute = config.execute
@@ -144,7 +191,9 @@ export function defineTool<S extends ArgumentSchema = NoArguments, State = undef
         return runHandler(execute, args, context, state)
       }
     }
+    builtBy.set(tool, definition)
     return [meta, tool] as const
   }
-  return Object.assign(factory, { toolName: meta.name, codec })
+  const definition = Object.assign(factory, { toolName: meta.name, codec })
+  return definition
 }

@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import { TaggedError } from "../error/tagged-error.ts"
 
 /**
  * Instances built by the constructors below. Recognising a `ToolError` by this set rather than by `instanceof`
@@ -8,24 +8,24 @@ import { Data } from "effect"
 const genuine = new WeakSet<object>()
 
 /** The arguments could not be decoded: malformed JSON, not an object, or a schema violation. */
-export class InvalidArgument extends Data.TaggedError("InvalidArgument")<{ readonly message: string }> {
-  constructor(props: { readonly message: string }) {
+export class InvalidArgument extends TaggedError("InvalidArgument")<{ readonly message: string }> {
+  constructor(props: { readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }
 }
 
 /** The tool ran and failed (a thrown error, a rejected promise, a failed Effect). */
-export class ExecutionFailed extends Data.TaggedError("ExecutionFailed")<{ readonly message: string }> {
-  constructor(props: { readonly message: string }) {
+export class ExecutionFailed extends TaggedError("ExecutionFailed")<{ readonly message: string }> {
+  constructor(props: { readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }
 }
 
 /** A defect inside the tool machinery rather than in the tool's own work. */
-export class Internal extends Data.TaggedError("Internal")<{ readonly message: string }> {
-  constructor(props: { readonly message: string }) {
+export class Internal extends TaggedError("Internal")<{ readonly message: string }> {
+  constructor(props: { readonly message: string; readonly cause?: unknown }) {
     super(props)
     genuine.add(this)
   }

@@ -1,4 +1,5 @@
-import { Data, Equal, Hash } from "effect"
+import { Equal, Hash } from "effect"
+import { TaggedError } from "../error/tagged-error.ts"
 import { canonicalSchema } from "../schema/canonical-json.ts"
 import { NEUTRAL_TOOL_NAME } from "../schema/tool-names.ts"
 import type { JsonSchema, JsonValue } from "../schema/json-schema.ts"
@@ -8,8 +9,8 @@ import { checkOutputLimit } from "./output-limit.ts"
 export const TOOL_NAME_PATTERN = NEUTRAL_TOOL_NAME
 
 /** A tool name that no provider could accept. */
-export class InvalidToolName extends Data.TaggedError("InvalidToolName")<{
-  readonly name: string
+export class InvalidToolName extends TaggedError("InvalidToolName")<{
+  readonly toolName: string
   readonly message: string
 }> {}
 
@@ -64,7 +65,7 @@ export class ToolMeta implements Equal.Equal {
   static make(name: string): ToolMeta {
     if (typeof name !== "string" || !TOOL_NAME_PATTERN.test(name)) {
       throw new InvalidToolName({
-        name: String(name),
+        toolName: String(name),
         message: `invalid tool name ${JSON.stringify(name)}: expected 1-64 characters from [A-Za-z0-9_.-]`
       })
     }

@@ -1,5 +1,5 @@
 import { whenAborted } from "../tool-server/abort-watch.ts"
-import { Cancelled } from "./worker-error.ts"
+import { cancelledBy, cancelledFor } from "./worker-error.ts"
 
 /**
  * The cancellation scope of ONE run. Each run gets a fresh controller, linked to the caller's signal for the
@@ -8,11 +8,11 @@ import { Cancelled } from "./worker-error.ts"
 export class RunControl {
   readonly #controller = new AbortController()
   readonly #external: AbortSignal | undefined
-  readonly #forward = (): void => this.cancel()
+  readonly #forward = (): void => this.cancel(this.#external?.reason)
 
   constructor(external: AbortSignal | undefined) {
     this.#external = external
-    if (external?.aborted) this.cancel()
+    if (external?.aborted) this.cancel(external.reason)
     else external?.addEventListener("abort", this.#forward, { once: true })
   }
 
@@ -24,12 +24,13 @@ export class RunControl {
     return this.#controller.signal.aborted
   }
 
-  cancel(): void {
-    this.#controller.abort(new Cancelled({ message: "Cancelled" }))
+  /** `reason`: the caller signal's reason, or what `worker.cancel(reason)` was given; kept on the `Cancelled`. */
+  cancel(reason?: unknown): void {
+    this.#controller.abort(cancelledFor(reason))
   }
 
   throwIfCancelled(): void {
-    if (this.cancelled) throw new Cancelled({ message: "Cancelled" })
+    if (this.cancelled) throw cancelledBy(this.#controller.signal)
   }
 
   /** Detaches from the caller's signal; the run is over. */

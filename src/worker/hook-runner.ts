@@ -3,7 +3,7 @@ import type { HookFn, HookInput, HookPoint, HookResult } from "./hooks.ts"
 import { raceAbort } from "./cancellation.ts"
 import { describeSafely } from "./describe-safely.ts"
 import { ownResult } from "./hook-results.ts"
-import { Cancelled, HookFailed } from "./worker-error.ts"
+import { Cancelled, HookFailed, cancelledBy } from "./worker-error.ts"
 
 /** The result tags each point accepts at run time (plain JS can return anything). */
 const ACCEPTED: { readonly [P in HookPoint]: ReadonlySet<string> } = {
@@ -73,7 +73,7 @@ export class HookRegistry {
     step: (result: HookResult<P>) => ChainStep = () => "stop"
   ): Promise<HookResult<P> | undefined> {
     for (const hook of [...(this.#hooks[point] as Array<HookFn<P>>)]) {
-      const produced = await invoke(point, hook, input(), signal)
+      const produced = await invokeHook(point, hook, input(), signal)
       if (produced === undefined) continue
       // What plain JavaScript returned is read once, here, into a frozen copy of the fields its tag defines:
       // a getter that throws, a Proxy or a wrongly typed field is this hook's failure, not a worker defect later.
@@ -92,7 +92,7 @@ export class HookRegistry {
   async notifyAbort(input: HookInput<"OnAbort">): Promise<void> {
     for (const hook of [...this.#hooks.OnAbort]) {
       try {
-        await invoke("OnAbort", hook, input, AbortSignal.timeout(ON_ABORT_BUDGET_MS))
+        await invokeHook("OnAbort", hook, input, AbortSignal.timeout(ON_ABORT_BUDGET_MS))
       } catch {
         // The run already failed with a more relevant error; an observer must not replace it.
       }
@@ -103,13 +103,14 @@ export class HookRegistry {
 /** How long one OnAbort observer may take before the run ends without waiting for it. */
 const ON_ABORT_BUDGET_MS = 5_000
 
-const invoke = async <P extends HookPoint>(
+/** @internal One hook called with `input`: its result, or `HookFailed` / `Cancelled` (typed tool hooks use it too). */
+export const invokeHook = async <P extends HookPoint>(
   point: P,
   hook: HookFn<P>,
   input: HookInput<P>,
   signal: AbortSignal
 ): Promise<HookResult<P> | void> => {
-  const cancelled = (): Cancelled => new Cancelled({ message: "Cancelled" })
+  const cancelled = (): Cancelled => cancelledBy(signal)
   if (signal.aborted) throw cancelled()
   let pending: Promise<HookResult<P> | void>
   try {

@@ -55,6 +55,19 @@ export type {
   TurnEndInput,
   AbortInput
 } from "./hooks.ts"
+export { ToolHook } from "./tool-hooks.ts"
+export type {
+  ToolHookPoint,
+  ToolHookFn,
+  ToolHookSignatures,
+  TypedToolCall,
+  ToolPreCallInput,
+  ToolPostCallInput,
+  ToolPreCallResult,
+  ToolPostCallResult,
+  RewriteToolArguments,
+  RewriteToolOutput
+} from "./tool-hooks.ts"
 export type { Subscriber, WorkerEvent, WorkerEventOf, EventsOptions } from "./subscriber.ts"
 export { DEFAULT_MAX_BUFFERED_EVENTS, DEFAULT_MAX_BUFFERED_CHARS } from "./subscriber.ts"
 export { InvalidItem } from "./owned-items.ts"

@@ -12,11 +12,14 @@ import { providerItemJsonProblem } from "../llm/provider-item.ts"
  */
 const owned = new WeakSet<object>()
 
-/**
- * Thrown when a history item handed to the worker (in `history`, `setHistory`, `pushItem`, a hook's rewrite) is not
- * a well-formed `Item`; the message names the field.
- */
-export class InvalidItem extends TypeError {}
+/** Something handed to the worker as a history item is not one. A `TypeError`, named for what it is. */
+export class InvalidItem extends TypeError {
+  declare readonly _tag: "InvalidItem"
+  declare readonly name: "InvalidItem"
+}
+// On the prototype, not as fields: the stack's first line is written while the constructor runs.
+Object.defineProperty(InvalidItem.prototype, "name", { value: "InvalidItem", writable: true, configurable: true })
+Object.defineProperty(InvalidItem.prototype, "_tag", { value: "InvalidItem", configurable: true })
 
 const fail = (what: string): never => {
   throw new InvalidItem(`not a valid history item: ${what}`)

@@ -10,7 +10,7 @@ import { ownItem } from "./owned-items.ts"
 import type { StreamHookResult } from "./hooks.ts"
 import type { WorkerCore } from "./worker-core.ts"
 import { toWorkerError } from "./to-worker-error.ts"
-import { Cancelled, ClientFailed, HookAborted, type WorkerError } from "./worker-error.ts"
+import { type Cancelled, ClientFailed, HookAborted, type WorkerError, cancelledBy, cancelledFor } from "./worker-error.ts"
 
 export interface StreamedResponse {
   readonly response: AssistantResponse
@@ -68,7 +68,7 @@ export const streamResponse = async (
   attachSubscribers(core, timeline, turn)
   const { controller, release } = childController(runSignal)
   const toolBlocks = new Map<number, { readonly id: string; readonly name: string }>()
-  const cancelled = (): Cancelled => new Cancelled({ message: "Cancelled" })
+  const cancelled = (): Cancelled => cancelledBy(runSignal)
   let iterator: AsyncIterator<Event> | undefined
   let eventCount = 0
 
@@ -143,7 +143,7 @@ export const streamResponse = async (
 const withPartial = (error: WorkerError, partial: PartialResponse): WorkerError => {
   switch (error._tag) {
     case "Cancelled":
-      return new Cancelled({ message: error.message, partial })
+      return cancelledFor(error.reason, partial)
     case "HookAborted":
       return new HookAborted({ point: error.point, reason: error.reason, message: error.message, partial })
     case "ClientFailed":

@@ -15,10 +15,11 @@ import {
   skippedOutcome
 } from "./tool-outcome.ts"
 import type { WorkerCore } from "./worker-core.ts"
-import { Cancelled, HookAborted, HookFailed, type WorkerError } from "./worker-error.ts"
+import { HookAborted, HookFailed, type WorkerError, cancelledBy } from "./worker-error.ts"
 import { toWorkerError } from "./to-worker-error.ts"
 import { describeSafely } from "./describe-safely.ts"
 import { mapLimited } from "./limited-parallel.ts"
+import { runToolPostHooks, runToolPreHooks } from "./tool-hooks.ts"
 
 /** A PreToolCall decision that outlives a pause: `resume()` honours it instead of asking the hooks again. */
 export type PendingDecision =
@@ -36,6 +37,8 @@ export type BatchEnd =
   | { readonly kind: "paused"; readonly reason: string; readonly decisions: ReadonlyMap<string, PendingDecision> }
 
 type Resolved = { readonly call: FunctionCallItem; readonly meta: ToolMeta; readonly tool: Tool }
+/** A call to run. `observe` receives a typed tool's return value when typed PostToolCall hooks want it. */
+type Job = Resolved & { readonly arguments: string; readonly observe?: (value: unknown) => void }
 
 /**
  * Function calls in `history` that have no output yet, in history order. Each output answers one call: the
@@ -85,7 +88,7 @@ const overLimit = (call: FunctionCallItem, count: number, limit: number): ToolOu
  */
 const runGuarded = async (
   core: WorkerCore,
-  job: Resolved & { readonly arguments: string },
+  job: Job,
   signal: AbortSignal
 ): Promise<ToolOutcome> => {
   if (signal.aborted) return cancelledOutcome(job.call.callId, job.call.name, "the run was cancelled")
@@ -159,6 +162,11 @@ export const executeBatch = async (
         return "next"
       })
       edited = editedArguments(editable)
+      if (verdict === undefined || verdict._tag === "RewriteArguments" || verdict._tag === "Continue") {
+        const typed = await runToolPreHooks(core, entry, call, edited, signal)
+        edited = typed.arguments
+        verdict = typed.verdict ?? verdict
+      }
     } catch (thrown) {
       const error = toWorkerError(thrown)
       return failAll(error, error.message)
@@ -177,7 +185,8 @@ export const executeBatch = async (
     }
   }
 
-  const toRun: Array<Resolved & { readonly arguments: string }> = []
+  const toRun: Array<Job> = []
+  const values = new Map<string, unknown>()
   for (const call of calls) {
     const decision = decisions.get(call.callId)
     if (decision === undefined) continue
@@ -190,15 +199,34 @@ export const executeBatch = async (
       fixed.set(call.callId, unknownTool(call, offered))
       continue
     }
-    toRun.push({ call, meta: entry.meta, tool: entry.tool, arguments: decision.arguments })
+    const typedPost = core.toolHooks.for("PostToolCall", call.name, entry.tool).length > 0
+    const observe = typedPost ? (value: unknown): void => void values.set(call.callId, value) : undefined
+    toRun.push({ call, meta: entry.meta, tool: entry.tool, arguments: decision.arguments, ...(observe === undefined ? {} : { observe }) })
   }
 
   const executed = await mapLimited(toRun, core.settings.maxParallelTools, (job) => runGuarded(core, job, signal))
   executed.forEach((outcome) => fixed.set(outcome.callId, outcome))
-  if (signal.aborted) return failAll(new Cancelled({ message: "Cancelled" }), "Cancelled")
+  if (signal.aborted) return failAll(cancelledBy(signal), "Cancelled")
 
   for (const job of toRun) {
-    const outcome = fixed.get(job.call.callId) as ToolOutcome
+    let outcome = fixed.get(job.call.callId) as ToolOutcome
+    if (outcome.status === "ok" && values.has(job.call.callId)) {
+      let typed
+      try {
+        typed = await runToolPostHooks(core, job, job.call, values.get(job.call.callId), signal)
+      } catch (thrown) {
+        const error = toWorkerError(thrown)
+        return failAll(error, error.message)
+      }
+      if (typed.output !== undefined) {
+        outcome = rewritten(outcome, { status: outcome.status, output: typed.output, isError: false }, job.meta.maxOutputBytes ?? core.settings.maxToolOutputBytes)
+        fixed.set(job.call.callId, outcome)
+      }
+      if (typed.abort !== undefined) {
+        const reason = `aborted by a PostToolCall hook for tool ${quote(job.call.name)}: ${typed.abort.reason}`
+        return failAll(new HookAborted({ point: "PostToolCall", reason: typed.abort.reason, message: reason }), reason)
+      }
+    }
     const result: ToolResult = { status: outcome.status, output: outcome.output, isError: outcome.isError }
     const editable: ToolCall = { callId: job.call.callId, name: job.call.name, arguments: job.arguments }
     const cap = job.meta.maxOutputBytes ?? core.settings.maxToolOutputBytes
@@ -307,7 +335,7 @@ const checkArguments = (core: WorkerCore, schema: JsonSchema, text: string): { o
 
 const runOne = async (
   core: WorkerCore,
-  job: Resolved & { readonly arguments: string },
+  job: Job,
   signal: AbortSignal
 ): Promise<ToolOutcome> => {
   const { call, meta } = job
@@ -322,7 +350,8 @@ const runOne = async (
       callId: call.callId,
       signal,
       maxOutputBytes: core.settings.maxToolOutputBytes,
-      ...(timeoutMs === undefined ? {} : { timeoutMs })
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(job.observe === undefined ? {} : { observeOutput: job.observe })
     })
     return { ...base, status: "ok", output: String(output), isError: false }
   } catch (thrown) {

@@ -7,6 +7,7 @@ import type { RunControl } from "./cancellation.ts"
 import { HookRegistry } from "./hook-runner.ts"
 import { ownItems } from "./owned-items.ts"
 import { SubscriberHub } from "./subscriber.ts"
+import { ToolHookRegistry } from "./tool-hooks.ts"
 import type { PendingDecision } from "./tool-execution.ts"
 
 /** Limits and defaults of a worker's runs. */
@@ -34,6 +35,8 @@ export interface WorkerCore {
   readonly client: LlmClient
   readonly tools: ToolServerHandle
   readonly hooks: HookRegistry
+  /** Hooks registered for one typed tool (`addToolHook`). */
+  readonly toolHooks: ToolHookRegistry
   readonly hub: SubscriberHub
   readonly bytes: RequestBytesTracker
   readonly settings: RunSettings
@@ -64,6 +67,7 @@ export const makeCore = (init: {
   client: init.client,
   tools: init.tools,
   hooks: new HookRegistry(),
+  toolHooks: new ToolHookRegistry(),
   hub: new SubscriberHub(),
   bytes: new RequestBytesTracker(),
   settings: init.settings,

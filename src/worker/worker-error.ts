@@ -1,27 +1,59 @@
-import { Data } from "effect"
+import { TaggedError } from "../error/tagged-error.ts"
 import type { LlmError } from "../llm/llm-error.ts"
+import { describeSafely } from "./describe-safely.ts"
 import type { PartialResponse } from "../timeline/assistant-response.ts"
 
-/** The worker object was replaced by `lock()` / `unlock()`; use the worker those calls returned. */
-export class StaleWorker extends Data.TaggedError("StaleWorker")<{ readonly method: string; readonly message: string }> {}
+/**
+ * The worker object was replaced by `lock()` / `unlock()` (`retiredBy`); use the worker that call returned. The
+ * message names both objects: `worker.lock(); worker.run(…)` is the usual way to get here.
+ */
+export class StaleWorker extends TaggedError("StaleWorker")<{
+  readonly method: string
+  readonly retiredBy: "lock" | "unlock"
+  readonly message: string
+}> {}
 
 /** A Mutable-only operation was called on a cache-locked worker (reachable only from plain JS or a cast). */
-export class WorkerLocked extends Data.TaggedError("WorkerLocked")<{ readonly method: string; readonly message: string }> {}
+export class WorkerLocked extends TaggedError("WorkerLocked")<{ readonly method: string; readonly message: string }> {}
 
 /** `run` / `resume` was called while another run of the same worker is in progress. */
-export class WorkerBusy extends Data.TaggedError("WorkerBusy")<{ readonly message: string }> {}
+export class WorkerBusy extends TaggedError("WorkerBusy")<{ readonly message: string }> {}
 
 /**
- * The run was cancelled (`worker.cancel()`, the run's signal, or fiber interruption). `partial`: when a response
- * was streaming, what it had produced (text, reasoning, usage so far); none of it entered history.
+ * The run was cancelled (`worker.cancel()`, the run's signal, or fiber interruption). `reason` (also `cause`):
+ * the run signal's `reason`, or what was passed to `worker.cancel(reason)`; absent when none was given.
+ * `partial`: when a response was streaming, what it had produced (text, reasoning, usage so far); none of it
+ * entered history.
  */
-export class Cancelled extends Data.TaggedError("Cancelled")<{ readonly message: string; readonly partial?: PartialResponse }> {}
+export class Cancelled extends TaggedError("Cancelled")<{
+  readonly message: string
+  readonly partial?: PartialResponse
+  readonly reason?: unknown
+  readonly cause?: unknown
+}> {}
+
+/** @internal A `Cancelled` for `reason` (undefined: none given). The message names the reason, bounded. */
+export const cancelledFor = (reason: unknown, partial?: PartialResponse): Cancelled => {
+  const extra = partial === undefined ? {} : { partial }
+  if (reason === undefined) return new Cancelled({ message: "Cancelled", ...extra })
+  return new Cancelled({ message: `Cancelled (${describeSafely(reason)})`, reason, cause: reason, ...extra })
+}
+
+/**
+ * @internal The cancellation a run signal stands for: the run aborts its signal with its own `Cancelled`, which
+ * is returned as it is (a caller's signal is forwarded into it); any other reason is wrapped.
+ */
+export const cancelledBy = (signal: AbortSignal, partial?: PartialResponse): Cancelled => {
+  const reason: unknown = signal.reason
+  if (reason instanceof Cancelled) return partial === undefined ? reason : cancelledFor(reason.reason, partial)
+  return cancelledFor(reason, partial)
+}
 
 /**
  * A hook ended the run on purpose (cancel / abort, or a stream hook's pause). `partial`: when a stream hook
  * aborted a response, what it had produced until then.
  */
-export class HookAborted extends Data.TaggedError("HookAborted")<{
+export class HookAborted extends TaggedError("HookAborted")<{
   readonly point: string
   readonly reason: string
   readonly message: string
@@ -29,7 +61,7 @@ export class HookAborted extends Data.TaggedError("HookAborted")<{
 }> {}
 
 /** A hook threw, rejected, failed its Effect, or returned something that is not a result of its hook point. */
-export class HookFailed extends Data.TaggedError("HookFailed")<{
+export class HookFailed extends TaggedError("HookFailed")<{
   readonly point: string
   readonly message: string
   readonly cause: unknown
@@ -39,30 +71,30 @@ export class HookFailed extends Data.TaggedError("HookFailed")<{
  * The LLM client failed (after its own retries). `partial`: when the failure came while the response streamed,
  * what it had produced until then (text, reasoning, usage so far); none of it entered history.
  */
-export class ClientFailed extends Data.TaggedError("ClientFailed")<{
+export class ClientFailed extends TaggedError("ClientFailed")<{
   readonly error: LlmError
   readonly message: string
   readonly partial?: PartialResponse
 }> {}
 
 /** The run made more model requests than `maxTurns` allows. */
-export class MaxTurnsExceeded extends Data.TaggedError("MaxTurnsExceeded")<{ readonly maxTurns: number; readonly message: string }> {}
+export class MaxTurnsExceeded extends TaggedError("MaxTurnsExceeded")<{ readonly maxTurns: number; readonly message: string }> {}
 
 /** A request while cache-locked would change the locked prefix (bytes, tool set). */
-export class CacheLockViolation extends Data.TaggedError("CacheLockViolation")<{
+export class CacheLockViolation extends TaggedError("CacheLockViolation")<{
   readonly kind: "prefix_bytes" | "tool_set"
   readonly message: string
 }> {}
 
 /** A bug or an unexpected throw inside the worker machinery (e.g. a scheme refusing to encode the request). */
-export class WorkerDefect extends Data.TaggedError("WorkerDefect")<{ readonly message: string; readonly cause: unknown }> {}
+export class WorkerDefect extends TaggedError("WorkerDefect")<{ readonly message: string; readonly cause: unknown }> {}
 
 /**
  * `lock()` was called while tool calls in the history have no result (a paused batch, or a history set with
  * unanswered calls). Their results would have to be inserted inside the locked prefix; `resume()` first (or
  * drop the calls with `truncateHistory`). See decision 0018.
  */
-export class CallsPending extends Data.TaggedError("CallsPending")<{
+export class CallsPending extends TaggedError("CallsPending")<{
   readonly callIds: ReadonlyArray<string>
   readonly message: string
 }> {}
@@ -71,7 +103,7 @@ export class CallsPending extends Data.TaggedError("CallsPending")<{
  * An `events()` iterator was not read fast enough and its buffer reached its bound; events after that point were
  * dropped. The iterator yields everything buffered before the loss, then throws this, then is done.
  */
-export class EventBufferOverflow extends Data.TaggedError("EventBufferOverflow")<{
+export class EventBufferOverflow extends TaggedError("EventBufferOverflow")<{
   readonly limit: "events" | "chars"
   readonly max: number
   readonly message: string

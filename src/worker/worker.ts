@@ -10,6 +10,8 @@ import { ToolServer, type ToolServerHandle } from "../tool-server/tool-server.ts
 import { type LockedPrefix, takeLock } from "./cache-lock.ts"
 import { RunControl } from "./cancellation.ts"
 import type { HookFn, HookPoint } from "./hooks.ts"
+import type { ToolHookFn, ToolHookPoint } from "./tool-hooks.ts"
+import type { TypedToolDefinition } from "../tool/define-tool.ts"
 import { DEFAULT_MAX_JSON_DEPTH } from "../schema/json-depth.ts"
 import { listBounded, quote } from "../schema/quote.ts"
 import { ownItem, ownItems } from "./owned-items.ts"
@@ -76,8 +78,11 @@ export const DEFAULT_MAX_PARALLEL_TOOLS = 16
 /** Far beyond what a model needs in one response; past it calls are answered with an error, not run. */
 export const DEFAULT_MAX_CALLS_PER_RESPONSE = 128
 
-/** Marks a worker object retired by `lock()` / `unlock()`. */
-const retired = new WeakSet<object>()
+/** The accessors guarded like methods: their stale use reads `worker.config`, not `worker.config()`. */
+const GETTERS: ReadonlySet<string> = new Set(["systemPrompt", "config", "hasPendingCalls", "lockedPrefix"])
+
+/** Worker objects retired by `lock()` / `unlock()`, with the call that retired each. */
+const retired = new WeakMap<object, "lock" | "unlock">()
 
 /**
  * What both states can do: run, resume, cancel, read the history, add hooks, subscribe. The state-specific
@@ -97,19 +102,25 @@ abstract class WorkerBase {
 
   /** @internal Throws `StaleWorker` when this object was replaced by `lock()` / `unlock()`. */
   protected live(method: string): WorkerCore {
-    if (retired.has(this)) {
+    const by = retired.get(this)
+    if (by !== undefined) {
+      const [was, now, name] = by === "lock" ? ["MutableWorker", "CacheLockedWorker", "locked"] : ["CacheLockedWorker", "MutableWorker", "mutable"]
+      const use = GETTERS.has(method) ? method : `${method}(…)`
       throw new StaleWorker({
         method,
-        message: `${method}() called on a worker replaced by lock()/unlock(); use the worker that call returned`
+        retiredBy: by,
+        message:
+          `${use === method ? method : `${method}()`} was used on a ${was} that ${by}() retired; use the ${now} ` +
+          `${by}() returned (const ${name} = worker.${by}(); ${name}.${use})`
       })
     }
     return this.core
   }
 
   /** @internal Retires this object and fails when a run is in progress. */
-  protected retire(method: string): WorkerCore {
+  protected retire(method: "lock" | "unlock"): WorkerCore {
     const core = this.idle(method)
-    retired.add(this)
+    retired.set(this, method)
     return core
   }
 
@@ -149,9 +160,12 @@ abstract class WorkerBase {
     return Effect.tryPromise({ try: (signal) => this.resume({ signal }), catch: toWorkerError })
   }
 
-  /** Cancels the run in progress. A no-op while idle: it never affects a later run. */
-  cancel(): void {
-    this.live("cancel").running?.cancel()
+  /**
+   * Cancels the run in progress; it rejects with `Cancelled` whose `reason` (and `cause`) is `reason`. A no-op
+   * while idle: it never affects a later run.
+   */
+  cancel(reason?: unknown): void {
+    this.live("cancel").running?.cancel(reason)
   }
 
   /** A snapshot of the history. Its items are frozen: editing one throws instead of rewriting the history. */
@@ -188,6 +202,24 @@ abstract class WorkerBase {
    */
   addHook<P extends HookPoint>(point: P, hook: HookFn<P>): () => void {
     return this.live("addHook").hooks.add(point, hook)
+  }
+
+  /**
+   * A PreToolCall or PostToolCall hook for one typed tool: it sees that tool's calls only, with the arguments
+   * decoded by its schema (`call.arguments` has the schema's type) and, for PostToolCall, the handler's return
+   * value before it became text (`output`). Rewrites (`ToolHook.rewriteArguments`, `ToolHook.rewriteOutput`) are
+   * typed by the tool and checked against its schema at run time: a refused rewrite fails the run with
+   * `HookFailed`, naming the issues. Typed PreToolCall hooks run after the plain ones; typed PostToolCall hooks
+   * before them. Calls whose arguments do not decode reach no typed hook (the tool answers the model itself).
+   * Returns a function that removes the hook.
+   *
+   * @example
+   * worker.addToolHook(weather, "PreToolCall", ({ call }) =>
+   *   call.arguments.days === undefined ? ToolHook.rewriteArguments({ ...call.arguments, days: 3 }) : ToolHook.continue()
+   * )
+   */
+  addToolHook<A, O, P extends ToolHookPoint>(definition: TypedToolDefinition<A, O>, point: P, hook: ToolHookFn<P, NoInfer<A>, NoInfer<O>>): () => void {
+    return this.live("addToolHook").toolHooks.add(definition, point, hook as unknown as (input: never) => unknown)
   }
 
   /**
@@ -268,12 +300,17 @@ export class MutableWorker extends WorkerBase {
    * ```
    */
   registerTool(definition: ToolDefinition): RegistrationReport {
-    return this.registerTools([definition])
+    return this.register("registerTool", [definition])
   }
 
   /** Registers a batch all-or-nothing (see `registerTool`). */
   registerTools(definitions: Iterable<ToolDefinition>): RegistrationReport {
-    const core = this.idle("registerTools")
+    return this.register("registerTools", definitions)
+  }
+
+  /** Both registration methods, each named as itself in the errors it throws. */
+  private register(method: string, definitions: Iterable<ToolDefinition>): RegistrationReport {
+    const core = this.idle(method)
     return registerDefinitions(core.tools, definitions, { lintTargets: [core.client.toolLintTarget ?? core.client.scheme] })
   }
 

@@ -93,6 +93,12 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "OnAbort: HookAborted: cancelled by an OnPromptSubmit hook: no secrets",
     "second run: cancelled by an OnPromptSubmit hook: no secrets"
   ],
+  "worker-typed-hooks.ts": [
+    'plain PreToolCall: {"city":"paris"}',
+    "typed PostToolCall: Paris, 3 days, 21 °C",
+    'plain PostToolCall: {"city":"Paris","days":3,"celsius":21,"fahrenheit":70}',
+    'HookFailed: PreToolCall hook for tool "get_weather" rewrote the arguments to a value its schema refuses: days: expected integer <= 14, got 30'
+  ],
   "worker-pause-resume.ts": [
     "PreToolCall asked about: delete_files",
     "run: paused - delete_files needs approval | pending: true | ran: 0",

@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import { TaggedError } from "../../error/tagged-error.ts"
 
 /**
  * A small arithmetic language for the calculator tool: numbers, + - * / % ^, unary signs and parentheses.
@@ -6,7 +6,7 @@ import { Data } from "effect"
  * every refusal is an `ArithmeticError` value that says where and why, never an exception.
  */
 
-export class ArithmeticError extends Data.TaggedError("ArithmeticError")<{
+export class ArithmeticError extends TaggedError("ArithmeticError")<{
   readonly message: string
   /** 0-based character offset of the problem in the expression. */
   readonly position: number

@@ -1,10 +1,10 @@
 import { constants } from "node:fs"
 import { type FileHandle, open, readlink, realpath, stat } from "node:fs/promises"
 import { isAbsolute, relative, resolve, sep } from "node:path"
-import { Data } from "effect"
+import { TaggedError } from "../../error/tagged-error.ts"
 
 /** A path the model asked for that leaves the root, or does not name a readable regular file under it. */
-export class PathRefused extends Data.TaggedError("PathRefused")<{ readonly message: string }> {}
+export class PathRefused extends TaggedError("PathRefused")<{ readonly message: string }> {}
 
 /**
  * How an opened descriptor is tied back to a place on disk.

@@ -13,6 +13,7 @@ import {
 import type { LlmError } from "../llm-error.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { createSseParser } from "../sse.ts"
+import { connectionRefusedMessage, isConnectionRefused } from "./connection-refused.ts"
 import { printable, shownUrl } from "./printable.ts"
 import { readCapped } from "./read-capped.ts"
 import { backoffDelayMs, isRetryableStatus, isTransientErrorCode, retryAfterMs } from "./retry-policy.ts"
@@ -36,6 +37,8 @@ export interface TransportOptions {
   readonly maxErrorBodyBytes: number
   /** Size bounds of one response; `defaultResponseLimits` when absent. */
   readonly limits?: ResponseLimits
+  /** The provider's name: a refused connection to this machine names the local server to start. */
+  readonly provider?: string
 }
 
 /** Why an attempt ended early, and whether trying again could help. */
@@ -88,9 +91,13 @@ const timeoutMessage = (expired: ExpiredPhase): string => {
   }
 }
 
+/** The request's cancellation, keeping the signal's reason (the run's own `Cancelled`, or the caller's value). */
+const cancelledBy = (signal: AbortSignal | undefined, message: string): LlmCancelled =>
+  signal?.aborted ? new LlmCancelled({ message, reason: signal.reason, cause: signal.reason }) : new LlmCancelled({ message })
+
 /** What a rejected fetch or body read means, given who aborted. */
 const classifyRejection = (cause: unknown, signal: AbortSignal | undefined, timer: PhaseTimer): LlmError => {
-  if (signal?.aborted) return new LlmCancelled({ message: "The request was cancelled" })
+  if (signal?.aborted) return cancelledBy(signal, "The request was cancelled")
   const expired = timer.expiredPhase
   if (expired !== undefined) return new LlmTimeout({ phase: expired.phase, afterMs: expired.afterMs, message: timeoutMessage(expired) })
   if (isLlmError(cause)) return cause
@@ -100,7 +107,7 @@ const classifyRejection = (cause: unknown, signal: AbortSignal | undefined, time
   if (cause instanceof Error && cause.cause instanceof Error && /redirect/i.test(cause.cause.message)) {
     return new LlmProtocolError({ message: `The endpoint answered with a redirect, which is not followed (${detail})` })
   }
-  return new LlmNetworkError({ message: detail })
+  return new LlmNetworkError({ message: detail, cause })
 }
 
 /** The media type of a Content-Type header, lower case and without parameters; undefined when absent. */
@@ -154,7 +161,7 @@ export async function* streamSse(
   /** The previous attempt's failure: a total deadline that cuts a later attempt short still says what went wrong. */
   let previous: LlmError | undefined
   for (let attempt = 0; ; attempt++) {
-    if (signal?.aborted) throw new LlmCancelled({ message: "The request was cancelled" })
+    if (signal?.aborted) throw cancelledBy(signal, "The request was cancelled")
     const progress = { contentYielded: false }
     try {
       yield* runAttempt(call, options, signal, progress, attempt < retry.maxRetries, total)
@@ -171,7 +178,7 @@ export async function* streamSse(
       try {
         await retry.sleep(delay, signal)
       } catch {
-        throw new LlmCancelled({ message: "The request was cancelled while waiting to retry" })
+        throw cancelledBy(signal, "The request was cancelled while waiting to retry")
       }
     }
   }
@@ -192,7 +199,9 @@ async function* runAttempt(
   signal?.addEventListener("abort", forwardAbort, { once: true })
   const timer = new PhaseTimer(controller, total)
   const fail = (cause: unknown): AttemptFailure => {
-    const error = classifyRejection(cause, signal, timer)
+    const classified = classifyRejection(cause, signal, timer)
+    const refused = classified._tag === "LlmNetworkError" && isConnectionRefused(cause) ? connectionRefusedMessage(call.url, options.provider) : undefined
+    const error = refused === undefined ? classified : new LlmNetworkError({ message: refused, cause })
     // Past the total deadline nothing is retried.
     const retryable = (error._tag === "LlmNetworkError" || error._tag === "LlmTimeout") && !(error._tag === "LlmTimeout" && error.phase === "total")
     return new AttemptFailure(error, retryable)
@@ -342,7 +351,7 @@ async function* runAttempt(
         for (const event of events) {
           for (const out of route(event, false)) {
             // The consumer may cancel while handling an event; nothing more of this batch reaches it.
-            if (signal?.aborted) throw new AttemptFailure(new LlmCancelled({ message: "The request was cancelled" }), false)
+            if (signal?.aborted) throw new AttemptFailure(cancelledBy(signal, "The request was cancelled"), false)
             timer.pause()
             yield out
           }

@@ -19,3 +19,21 @@ export const issuePath = (
     const key = typeof seg === "object" ? seg.key : seg
     return typeof key === "number" ? key : String(key)
   })
+
+/**
+ * The property a JSON Schema location is about, as a user writes it: `["properties", "outer", "properties",
+ * "when"]` is `outer.when`, an array's items are `list[]`; combinators and other keywords add nothing.
+ */
+export const propertyPathOf = (schemaPath: ReadonlyArray<string | number>): string => {
+  let out = ""
+  for (let at = 0; at < schemaPath.length; at++) {
+    const seg = schemaPath[at]
+    if ((seg === "properties" || seg === "patternProperties") && at + 1 < schemaPath.length) {
+      const name = String(schemaPath[++at])
+      out = out === "" ? name : `${out}.${name}`
+    } else if (seg === "items" || seg === "additionalItems") out += "[]"
+    else if (seg === "prefixItems" && at + 1 < schemaPath.length) out += `[${String(schemaPath[++at])}]`
+    else if (seg === "additionalProperties") out += out === "" ? "*" : ".*"
+  }
+  return out
+}

@@ -6,7 +6,7 @@ import type { JsonSchema } from "../json-schema.ts"
 import { UnsupportedSchemaError } from "../normalize.ts"
 import { patternProblem } from "./pattern.ts"
 import { refuseProtoKeysIn } from "./proto-keys.ts"
-import { issuePath, type SchemaSource } from "./source.ts"
+import { issuePath, propertyPathOf, type SchemaSource } from "./source.ts"
 
 /** Any zod 4 schema, converted by zod's own JSON Schema generator. */
 export type Zod4ArgumentSchema = z.ZodType
@@ -38,6 +38,31 @@ const refuseInexactPatterns = (ctx: { readonly zodSchema: { readonly _zod: { rea
   }
 }
 
+/** What the model could send instead of a type JSON cannot carry. */
+const INSTEAD: Readonly<Record<string, string>> = {
+  date: "declare an ISO 8601 string (z.iso.datetime()) and convert it in the handler",
+  bigint: "declare z.int() or a digit string (z.string().regex(/^-?\\d+$/)) and convert it in the handler",
+  undefined: "make the property optional instead",
+  void: "make the property optional instead",
+  map: "declare z.record() or an array of entries",
+  set: "declare an array (z.array()) and build the set in the handler"
+}
+
+/**
+ * zod's own error for a type without a JSON form ("Date cannot be represented in JSON Schema") names neither the
+ * property nor what to do; this one is tagged and names both (the tool is named by `defineTool`).
+ */
+const refuseUnrepresentable = (ctx: { readonly zodSchema: { readonly _zod: { readonly def: { readonly type: string } } }; readonly path: ReadonlyArray<string | number>; readonly message: string }): never => {
+  const path = propertyPathOf(ctx.path)
+  const where = path === "" ? "the schema's root" : `property ${JSON.stringify(path)}`
+  const kind = ctx.zodSchema._zod.def.type
+  const instead = INSTEAD[kind]
+  throw new UnsupportedSchemaError({
+    message: `${where}: ${ctx.message}, so a model cannot send it${instead === undefined ? "" : `; ${instead}`}`,
+    ...(path === "" ? {} : { path })
+  })
+}
+
 /**
  * zod 4 through its own generator, describing the input side (what the model sends: fields with defaults are
  * optional). `.int()` keeps its ±MAX_SAFE_INTEGER bounds: zod refuses unsafe integers, and a larger JSON integer
@@ -45,7 +70,12 @@ const refuseInexactPatterns = (ctx: { readonly zodSchema: { readonly _zod: { rea
  */
 export const fromZod4 = <S extends Zod4ArgumentSchema>(schema: S): SchemaSource<z.output<S>> => ({
   jsonSchema: refuseProtoKeysIn(
-    toJSONSchema(schema, { io: "input", target: "draft-2020-12", override: refuseInexactPatterns }) as JsonSchema
+    toJSONSchema(schema, {
+      io: "input",
+      target: "draft-2020-12",
+      override: refuseInexactPatterns,
+      unrepresentable: refuseUnrepresentable
+    }) as JsonSchema
   ),
   refine: isExact(schema)
     ? undefined

@@ -1,0 +1,16 @@
+import type { ToolContext } from "./tool.ts"
+
+/**
+ * A per-call channel from a typed tool to whoever called it: the value its handler returned, before it was
+ * rendered to text. The Worker opens one only for calls of a tool that has a typed PostToolCall hook; keyed by
+ * the call's context object, so it lives exactly as long as the call.
+ */
+const observers = new WeakMap<ToolContext, (value: unknown) => void>()
+
+/** Called by the tool server for a call made with `observeOutput`. */
+export const observeOutput = (context: ToolContext, observer: (value: unknown) => void): void => {
+  observers.set(context, observer)
+}
+
+/** The observer of this call, if its caller asked for the value (one WeakMap lookup otherwise). */
+export const outputObserver = (context: ToolContext): ((value: unknown) => void) | undefined => observers.get(context)
