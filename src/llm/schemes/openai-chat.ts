@@ -8,6 +8,7 @@ import type { ConfigWarning, Scheme } from "../scheme.ts"
 import { makeOpenAiChatDecoder } from "./openai-chat-decoder.ts"
 import { foreignOutputWarnings } from "./foreign-output.ts"
 import { configWarning, toolOutputText } from "./openai-wire.ts"
+import { chatResponseFormat } from "./response-format.ts"
 
 /**
  * OpenAI Chat Completions (`POST /v1/chat/completions`), also spoken by most OpenAI-compatible servers (Ollama,
@@ -277,6 +278,7 @@ const chatScheme = (options: OpenAiChatOptions, history: History): Scheme => {
       const stop = config.stopSequences?.slice(0, MAX_STOP_SEQUENCES) ?? []
       body["stop"] = stop.length > 0 ? stop : undefined
       body["reasoning_effort"] = config.reasoning?.effort
+      body["response_format"] = chatResponseFormat(config.responseFormat)
       body["stream"] = true
       body["stream_options"] = streamUsage ? { include_usage: true } : undefined
       body["messages"] = history(request, names, echoReasoning)

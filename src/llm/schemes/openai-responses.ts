@@ -9,6 +9,7 @@ import type { ConfigWarning, Scheme } from "../scheme.ts"
 import { makeOpenAiResponsesDecoder } from "./openai-responses-decoder.ts"
 import { foreignOutputWarnings } from "./foreign-output.ts"
 import { configWarning, toolOutputText } from "./openai-wire.ts"
+import { responsesTextFormat } from "./response-format.ts"
 
 type Names = { toWire(name: string): string }
 
@@ -144,6 +145,7 @@ const responsesScheme = (history: (items: ReadonlyArray<Item>, names: Names) => 
       // A summary is what streams as visible reasoning text; without it only encrypted content comes back.
       reasoning: reasoning === undefined ? undefined : { effort: reasoning.effort, summary: "auto" },
       include: reasoning === undefined ? undefined : ["reasoning.encrypted_content"],
+      text: responsesTextFormat(config.responseFormat),
       // Stateless: the whole history travels in every request, so nothing is kept on OpenAI's side.
       store: false,
       stream: true,
