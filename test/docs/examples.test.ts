@@ -72,6 +72,14 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     /^LlmHttpError: HTTP 400 from http:\/\/127\.0\.0\.1:\d+\/v1\/messages after 1 attempt/,
     "LlmLimitExceeded: The response exceeded maxTextBytes = 8: 11 bytes of answer text (raise limits.maxTextBytes if this is expected)"
   ],
+  "structured-output.ts": [
+    "sent: meeting_tasks strict: true",
+    "- [Ana] ship the release",
+    "- [?] book the room",
+    'usage: {"inputTokens":40,"outputTokens":22,"totalTokens":62}',
+    'refused: validate [{"path":["tasks",0,"action"],"message":"required"}] text: {"tasks":[{"owner":"Ana"}]}',
+    'run: finished {"ok":true,"value":{"tasks":[]}}'
+  ],
   "worker.ts": [
     "status: running",
     'model called: get_weather {"city":"Paris"}',
