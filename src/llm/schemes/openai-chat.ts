@@ -46,7 +46,9 @@ const userContent = (content: ReadonlyArray<ContentPart>): JsonBodyValue => {
   return content.map((part): JsonBodyValue =>
     part.type === "input_image"
       ? { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } }
-      : text(part.text)
+      : part.type === "input_image_url"
+        ? { type: "image_url", image_url: { url: part.url } }
+        : text(part.text)
   )
 }
 
@@ -153,7 +155,7 @@ const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean, names: Nam
           const current = assistant(position)
           for (const part of item.content) {
             if (part.type === "refusal") current.refusals.push(part.text)
-            else if (part.type !== "input_image") current.texts.push(part.text)
+            else if (part.type !== "input_image" && part.type !== "input_image_url") current.texts.push(part.text)
           }
         }
         break
@@ -214,7 +216,7 @@ const cachedMessages = (fragments: FragmentCache<string>): History => (request, 
 }
 
 const assistantHasImage = (items: ReadonlyArray<Item>): boolean =>
-  items.some((item) => item.type === "message" && item.role === "assistant" && item.content.some((p) => p.type === "input_image"))
+  items.some((item) => item.type === "message" && item.role === "assistant" && item.content.some((p) => p.type === "input_image" || p.type === "input_image_url"))
 
 const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
   const warn = (setting: string, message: string) => configWarning("openai-chat", setting, message)
