@@ -152,6 +152,11 @@ export const createPluginLlmHandler = (options: PluginLlmHandlerOptions) => {
         issues: unknown.slice(0, 20).map((k) => ({ path: k.slice(0, 80), message: "unknown field" }))
       })
     }
+    for (const flag of ["json_mode", "repair"]) {
+      if (body[flag] !== undefined && typeof body[flag] !== "boolean") {
+        return fail(422, `${flag} must be true or false`, { issues: [{ path: flag, message: "expected a boolean" }] })
+      }
+    }
     const llm = runtime.llm.forPlugin(pluginId)
     try {
       const signal = request.signal === undefined ? {} : { signal: request.signal }

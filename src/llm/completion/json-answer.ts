@@ -12,10 +12,21 @@ export interface JsonAnswerOptions {
 }
 
 /**
- * Reasoning some models (and OpenAI-compatible servers) print inline before the answer. An unclosed block
- * runs to the end of the text: nothing after it is the answer.
+ * Reasoning some models (and OpenAI-compatible servers) print inline before the answer. Only leading blocks are
+ * removed — the same tag inside the answer's JSON strings is data. An unclosed block runs to the end of the text:
+ * nothing after it is the answer.
  */
-const REASONING = /<(think|thinking|reasoning)>[\s\S]*?(?:<\/\1>|$)/gi
+const LEADING_REASONING = /^\s*<(think|thinking|reasoning)>[\s\S]*?(?:<\/\1>|$)/i
+
+const withoutReasoning = (text: string): string => {
+  let rest = text
+  for (let blocks = 0; blocks < 16; blocks++) {
+    const next = rest.replace(LEADING_REASONING, "")
+    if (next === rest) break
+    rest = next
+  }
+  return rest
+}
 
 /** Openings tried before giving up: each is one linear scan, so hostile text costs at most this many scans. */
 const MAX_CANDIDATES = 64
@@ -59,7 +70,7 @@ const parse = (text: string, maxDepth: number): JsonAnswer | undefined => {
  */
 export const readJsonAnswer = (text: string, options?: JsonAnswerOptions): JsonAnswer => {
   const maxDepth = options?.maxDepth ?? DEFAULT_MAX_JSON_DEPTH
-  const answer = text.replace(REASONING, "").trim()
+  const answer = withoutReasoning(text).trim()
   if (answer === "") return { ok: false, problem: "the answer is empty" }
   const whole = parse(answer, maxDepth)
   if (whole !== undefined) {
