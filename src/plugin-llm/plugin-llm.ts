@@ -7,9 +7,9 @@ import { createLlmClient, type LlmClientOptions } from "../llm/llm-client.ts"
 import type { Request } from "../llm/request.ts"
 import { sumUsage } from "../llm/usage.ts"
 import { complete as completeText, completePlanned, type ObjectCompletion } from "../llm/completion/complete.ts"
-import { type OutputPlan, planOutput } from "../llm/completion/output-plan.ts"
+import { type OutputPlan, outputCodec, planOutput } from "../llm/completion/output-plan.ts"
 import type { ArgumentIssue } from "../schema/argument-codec.ts"
-import { type ArgumentSchema, formatIssues, type InferArguments, makeArgumentCodec } from "../schema/codec.ts"
+import { type ArgumentSchema, formatIssues, type InferArguments } from "../schema/codec.ts"
 import { type AuditRecord, type AuditSink, cleanPurpose, type PluginLlmUsage, stderrAudit } from "./audit.ts"
 import { CallLimits } from "./call-limits.ts"
 import { closedGrants, decodePluginLlmConfig, type PluginLlmConfig } from "./config.ts"
@@ -432,7 +432,7 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
     if (schema !== undefined) {
       // Checked here, before the gate and any call: an unusable schema is the plugin's error, not the provider's.
       try {
-        makeArgumentCodec(schema)
+        outputCodec(schema)
       } catch (thrown) {
         throw new PluginLlmSchemaError({ message: `jsonSchema cannot be used: ${thrown instanceof Error ? thrown.message : String(thrown)}`, cause: thrown })
       }

@@ -1,4 +1,6 @@
-import type { ArgumentIssue } from "../../schema/argument-codec.ts"
+import type { ArgumentCodec, ArgumentIssue } from "../../schema/argument-codec.ts"
+import { isDeepFrozen } from "../../schema/canonical-json.ts"
+import { isRawJsonSchema } from "../../schema/sources/raw.ts"
 import { type ArgumentCodecOptions, type ArgumentSchema, type InferArguments, makeArgumentCodec } from "../../schema/codec.ts"
 import type { JsonSchema } from "../../schema/json-schema.ts"
 import { restoreStrictArguments } from "../../schema/provider-tools.ts"
@@ -54,6 +56,26 @@ export interface OutputPlan<A> {
 
 const ANY_OBJECT: JsonSchema = { type: "object" }
 
+/**
+ * Codecs by schema identity, for schemas that cannot change: library schemas (zod, Effect, Standard — immutable
+ * values) and deep-frozen raw JSON Schema. A plain raw schema object could be edited between calls, so it is
+ * normalised afresh each time. Only default bounds are cached (custom `codec` options build their own).
+ */
+const codecs = new WeakMap<object, ArgumentCodec<unknown>>()
+
+const cacheable = (schema: ArgumentSchema): boolean => isDeepFrozen(schema) || !isRawJsonSchema(schema)
+
+/** The codec of `schema` (cached where safe). @throws as `makeArgumentCodec`. */
+export const outputCodec = <S extends ArgumentSchema>(schema: S, options?: ArgumentCodecOptions): ArgumentCodec<InferArguments<S>> => {
+  if (options !== undefined || !cacheable(schema)) return makeArgumentCodec(schema, options)
+  let codec = codecs.get(schema) as ArgumentCodec<InferArguments<S>> | undefined
+  if (codec === undefined) {
+    codec = makeArgumentCodec(schema)
+    codecs.set(schema, codec as ArgumentCodec<unknown>)
+  }
+  return codec
+}
+
 /** The mode the client and schema allow; `native` is refused nowhere but Anthropic. */
 const chooseMode = (client: LlmClient, schema: JsonSchema | undefined, wanted: OutputSpec<never>["mode"]): StructuredOutputMode => {
   if (wanted === "native" || wanted === "tool") return wanted
@@ -70,7 +92,7 @@ const chooseMode = (client: LlmClient, schema: JsonSchema | undefined, wanted: O
  * @throws RecursiveSchemaError / UnsupportedSchemaError for a schema that cannot be used (as `makeArgumentCodec`).
  */
 export const planOutput = <S extends ArgumentSchema>(client: LlmClient, spec: OutputSpec<S>): OutputPlan<InferArguments<S>> => {
-  const codec = spec.schema === undefined ? undefined : makeArgumentCodec(spec.schema, spec.codec)
+  const codec = spec.schema === undefined ? undefined : outputCodec(spec.schema, spec.codec)
   const jsonSchema = codec?.jsonSchema
   const name = spec.name ?? "output"
   const mode = chooseMode(client, jsonSchema, spec.mode)
