@@ -43,11 +43,15 @@ export interface ProviderEndpoint {
   readonly baseUrl?: string
   /** The environment variable holding its key (the key itself never appears in config). */
   readonly apiKeyEnv?: string
+  /** Or a file holding only the key (relative to the config file's folder), read when the route is first used. */
+  readonly apiKeyFile?: string
 }
 
 /** `llm.profiles.<name>`: a stored credential: which variable holds it, and for which provider only. */
 export interface CredentialProfile {
-  readonly apiKeyEnv: string
+  /** Exactly one of the two: the variable, or a file holding only the key. */
+  readonly apiKeyEnv?: string
+  readonly apiKeyFile?: string
   readonly provider?: string
 }
 
@@ -178,18 +182,30 @@ export const decodePluginLlmConfig = (sections: { readonly plugins?: unknown; re
     "timeout", "max_retries", "providers", "profiles", "fallback", "vision", "text_only_models", "max_image_bytes", "prices", "price_table", "budgets"
   ])
   const providers = entries(r, llm?.["providers"], "llm.providers", (value, path): ProviderEndpoint => {
-    const p = r.record(value, path, ["type", "base_url", "api_key_env"])
+    const p = r.record(value, path, ["type", "base_url", "api_key_env", "api_key_file"])
     const baseUrl = r.string(p?.["base_url"], join(path, "base_url"))
     const apiKeyEnv = r.string(p?.["api_key_env"], join(path, "api_key_env"))
+    const apiKeyFile = r.string(p?.["api_key_file"], join(path, "api_key_file"))
+    if (apiKeyEnv !== undefined && apiKeyFile !== undefined) r.problem(path, "give api_key_env or api_key_file, not both")
     const type = r.string(p?.["type"], join(path, "type")) ?? path.slice("llm.providers.".length)
-    return { type, ...(baseUrl === undefined ? {} : { baseUrl }), ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }) }
+    return {
+      type,
+      ...(baseUrl === undefined ? {} : { baseUrl }),
+      ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+      ...(apiKeyFile === undefined ? {} : { apiKeyFile })
+    }
   })
   const profiles = entries(r, llm?.["profiles"], "llm.profiles", (value, path): CredentialProfile => {
-    const p = r.record(value, path, ["api_key_env", "provider"])
+    const p = r.record(value, path, ["api_key_env", "api_key_file", "provider"])
     const apiKeyEnv = r.string(p?.["api_key_env"], join(path, "api_key_env"))
-    if (apiKeyEnv === undefined && p?.["api_key_env"] === undefined) r.problem(join(path, "api_key_env"), "is required")
+    const apiKeyFile = r.string(p?.["api_key_file"], join(path, "api_key_file"))
+    if (p !== undefined && (p["api_key_env"] === undefined) === (p["api_key_file"] === undefined)) r.problem(path, "needs exactly one of api_key_env, api_key_file")
     const provider = r.string(p?.["provider"], join(path, "provider"))
-    return { apiKeyEnv: apiKeyEnv ?? "", ...(provider === undefined ? {} : { provider }) }
+    return {
+      ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+      ...(apiKeyFile === undefined ? {} : { apiKeyFile }),
+      ...(provider === undefined ? {} : { provider })
+    }
   })
   const fallback = (r.list(llm?.["fallback"], "llm.fallback") ?? []).flatMap((value, i) => route(r, value, `llm.fallback[${i}]`) ?? [])
   const vision = route(r, llm?.["vision"], "llm.vision")

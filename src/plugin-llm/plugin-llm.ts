@@ -112,6 +112,8 @@ export interface PluginLlmOptions {
   readonly config?: PluginLlmConfig | { readonly plugins?: unknown; readonly auxiliary?: unknown; readonly llm?: unknown }
   /** The host's own task names (default `DEFAULT_BUILTIN_TASKS`). */
   readonly builtinTasks?: ReadonlyArray<string>
+  /** Where relative `api_key_file` paths are resolved: the config file's folder (default the working directory). */
+  readonly configDir?: string
   /** Where keys named by the config are read (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>
   readonly fetch?: typeof globalThis.fetch
@@ -180,7 +182,11 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
   const env = options.env ?? process.env
   const sink = options.audit === false ? undefined : (options.audit ?? stderrAudit)
   const makeClient = options.createClient ?? createLlmClient
-  const context: RouteContext = { config, tasks, activeAgent, agents, env, ...(options.fetch === undefined ? {} : { fetch: options.fetch }) }
+  const context: RouteContext = {
+    config, tasks, activeAgent, agents, env,
+    configDir: options.configDir ?? process.cwd(),
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch })
+  }
   const limits = new Map<string, CallLimits>()
   const clients = new Map<string, LlmClient>()
   const inputLimits: InputLimits = { maxImageBytes: config.llm.maxImageBytes, maxParts: DEFAULT_MAX_PARTS, maxTextChars: DEFAULT_MAX_TEXT_CHARS }

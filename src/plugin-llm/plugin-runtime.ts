@@ -33,7 +33,7 @@ export interface PluginRuntime {
 }
 
 export const createPluginRuntime = (options: PluginRuntimeOptions): PluginRuntime => {
-  const llm = createPluginLlm(options)
+  const llm = createPluginLlm({ ...options, ...(options.configDir === undefined && options.baseDir !== undefined ? { configDir: options.baseDir } : {}) })
   const commands = new CommandRegistry()
   const plugins: Array<LoadedPlugin> = []
   const contextOptions = { host: llm, commands, ...(options.registerTool === undefined ? {} : { registerTool: options.registerTool }) }

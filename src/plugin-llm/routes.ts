@@ -1,3 +1,5 @@
+import { readFileSync, statSync } from "node:fs"
+import { isAbsolute, resolve } from "node:path"
 import type { LlmClientOptions } from "../llm/llm-client.ts"
 import { providerNames } from "../llm/providers/registry.ts"
 import type { PluginLlmConfig, RouteSpec } from "./config.ts"
@@ -36,6 +38,21 @@ export interface RouteContext {
   readonly agents: ReadonlyMap<string, LlmClientOptions>
   readonly env: Readonly<Record<string, string | undefined>>
   readonly fetch?: typeof globalThis.fetch
+  /** Where relative `api_key_file` paths are resolved (the config file's folder). */
+  readonly configDir: string
+}
+
+/** A key file holds one key; more than 4 KiB is not a key. An unreadable file leaves no key (a hop, named "config"). */
+const MAX_KEY_FILE_BYTES = 4096
+const readKeyFile = (context: RouteContext, file: string): string | undefined => {
+  try {
+    const path = isAbsolute(file) ? file : resolve(context.configDir, file)
+    if (statSync(path).size > MAX_KEY_FILE_BYTES) return undefined
+    const key = readFileSync(path, "utf8").trim()
+    return key === "" ? undefined : key
+  } catch {
+    return undefined
+  }
 }
 
 const providerName = (options: LlmClientOptions): string => (typeof options.provider === "string" ? options.provider : options.provider.name)
@@ -50,7 +67,7 @@ const endpointFor = (context: RouteContext, base: LlmClientOptions, provider: st
   let options: LlmClientOptions
   const named = context.config.llm.providers[provider]
   if (named !== undefined) {
-    const apiKey = named.apiKeyEnv === undefined ? undefined : context.env[named.apiKeyEnv]
+    const apiKey = named.apiKeyEnv !== undefined ? context.env[named.apiKeyEnv] : named.apiKeyFile !== undefined ? readKeyFile(context, named.apiKeyFile) : undefined
     options = { provider: named.type, model, ...(named.baseUrl === undefined ? {} : { baseUrl: named.baseUrl }), ...(apiKey === undefined ? {} : { apiKey }) }
   } else if (provider === providerName(base)) {
     options = { ...base, model }
@@ -67,7 +84,8 @@ const endpointFor = (context: RouteContext, base: LlmClientOptions, provider: st
       throw new PluginLlmInputError({ field: "profile", message: `profile "${profile}" holds a credential for provider "${stored.provider}", not "${provider}"` })
     }
     // A missing variable leaves no key: the client refuses at creation, which is a hop, not a silent default key.
-    options = { ...options, apiKey: context.env[stored.apiKeyEnv] ?? "" }
+    const key = stored.apiKeyEnv !== undefined ? context.env[stored.apiKeyEnv] : stored.apiKeyFile !== undefined ? readKeyFile(context, stored.apiKeyFile) : undefined
+    options = { ...options, apiKey: key ?? "" }
   }
   return { ...options, ...shared, retry: { ...options.retry, ...shared.retry } }
 }

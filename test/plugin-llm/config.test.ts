@@ -89,6 +89,14 @@ describe("decoding the operator's plugins / auxiliary / llm sections", () => {
     })
   })
 
+  it("a profile or provider names its key one way only", () => {
+    expect(issuesOf({ llm: { profiles: { a: { provider: "openai" }, b: { api_key_env: "X", api_key_file: "k" } }, providers: { p: { api_key_env: "X", api_key_file: "k" } } } })).toEqual([
+      { path: "llm.providers.p", message: "give api_key_env or api_key_file, not both" },
+      { path: "llm.profiles.a", message: "needs exactly one of api_key_env, api_key_file" },
+      { path: "llm.profiles.b", message: "needs exactly one of api_key_env, api_key_file" }
+    ])
+  })
+
   it("never throws anything but PluginLlmConfigError, whatever the YAML held", () => {
     fc.assert(
       fc.property(fc.anything({ maxDepth: 4 }), fc.anything({ maxDepth: 4 }), fc.anything({ maxDepth: 4 }), (plugins, auxiliary, llm) => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { startReplayProvider } from "../../src/testing/index.ts"
 import { answering, endpoint, rejection, replay, runtimeOn, SECRET } from "./support.ts"
@@ -53,6 +56,23 @@ describe("fallback on 429 / 5xx / connection failure", () => {
     const error = await rejection(runtime.llm.forPlugin("p").complete({ messages }))
     expect(error).toMatchObject({ _tag: "PluginLlmProviderUnavailable" })
     expect((error["hops"] as Array<{ reason: string }>).map((h) => h.reason)).toEqual(["http_500", "config"])
+  })
+})
+
+describe("credentials from an auth file", () => {
+  it("api_key_file is read relative to the config folder and sent, never shown", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "llm-worker-keys-"))
+    writeFileSync(join(dir, "backup.key"), `${SECRET}-file\n`)
+    const active = await replay("openai-chat", [{ kind: "status", status: 502 }])
+    const backup = await answering("openai-chat", "from file key")
+    const { runtime } = runtimeOn(active, {
+      configDir: dir,
+      config: { llm: { providers: { backup: { type: "openai", base_url: backup.baseUrl, api_key_file: "backup.key" } }, fallback: [{ provider: "backup", model: "m" }] } }
+    })
+    const result = await runtime.llm.forPlugin("p").complete({ messages })
+    expect(backup.requests[0]?.headers.authorization).toBe(`Bearer ${SECRET}-file`)
+    expect(JSON.stringify(result)).not.toContain(SECRET)
+    rmSync(dir, { recursive: true, force: true })
   })
 })
 
