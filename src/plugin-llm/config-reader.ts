@@ -50,12 +50,13 @@ export class ConfigReader {
     return out
   }
 
-  /** A positive number (seconds, sizes); `integer` refuses fractions. */
-  positive(value: unknown, path: string, integer = false): number | undefined {
+  /** A positive number (seconds, sizes); `integer` refuses fractions, `max` bounds it. */
+  positive(value: unknown, path: string, integer = false, max = Number.MAX_SAFE_INTEGER): number | undefined {
     if (value === undefined || value === null) return undefined
     if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || (integer && !Number.isSafeInteger(value))) {
       return this.problem(path, `must be a positive ${integer ? "integer" : "number"}, got ${describe(value)}`)
     }
+    if (value > max) return this.problem(path, `must be at most ${max}, got ${value}`)
     return value
   }
 

@@ -92,6 +92,8 @@ export interface PluginLlmConfig {
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000
+/** Deadlines in seconds are at most one day (past 2^31 ms a timer would fire at once). */
+export const MAX_TIMEOUT_SECONDS = 86_400
 export const DEFAULT_MAX_IMAGE_BYTES = 5 * 1024 * 1024
 export const DEFAULT_MAX_CONCURRENT = 4
 export const DEFAULT_MAX_RETRIES = 1
@@ -171,7 +173,7 @@ export const decodePluginLlmConfig = (sections: { readonly plugins?: unknown; re
     const task = r.record(value, path, ["provider", "model", "timeout"])
     const provider = auto(r.string(task?.["provider"], join(path, "provider")))
     const model = auto(r.string(task?.["model"], join(path, "model")))
-    const timeout = r.positive(task?.["timeout"], join(path, "timeout"))
+    const timeout = r.positive(task?.["timeout"], join(path, "timeout"), false, MAX_TIMEOUT_SECONDS)
     return {
       ...(provider === undefined ? {} : { provider }),
       ...(model === undefined ? {} : { model }),
@@ -230,7 +232,7 @@ export const decodePluginLlmConfig = (sections: { readonly plugins?: unknown; re
   })
   const budgets = r.record(llm?.["budgets"], "llm.budgets", ["max_calls", "max_concurrent"])
   const defaultMaxCalls = r.positive(budgets?.["max_calls"], "llm.budgets.max_calls", true)
-  const timeout = r.positive(llm?.["timeout"], "llm.timeout")
+  const timeout = r.positive(llm?.["timeout"], "llm.timeout", false, MAX_TIMEOUT_SECONDS)
   const maxRetries = llm?.["max_retries"] === 0 ? 0 : r.positive(llm?.["max_retries"], "llm.max_retries", true)
   const config: PluginLlmConfig = {
     plugins,

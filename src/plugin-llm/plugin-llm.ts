@@ -169,6 +169,9 @@ const describeRefusal = (route: Route, thrown: unknown): string => {
   return `${route.provider}/${route.model} failed unexpectedly`
 }
 
+/** One day: longer is a mistake, and past 2^31 ms `setTimeout` would fire at once. */
+const MAX_TIMEOUT_SECONDS = 86_400
+
 const repairPrompt = (issues: ReadonlyArray<ArgumentIssue>): string =>
   `Your answer was not accepted: ${formatIssues(issues)}. Reply again with only the JSON value, matching the schema exactly.`
 
@@ -341,18 +344,19 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
       visionRouted = chain.visionRouted
       route = chain.routes[0] as Route
       if (call.timeout !== undefined) {
-        if (typeof call.timeout !== "number" || !Number.isFinite(call.timeout) || call.timeout <= 0) {
-          throw new PluginLlmInputError({ field: "timeout", message: "timeout must be a positive number of seconds" })
+        if (typeof call.timeout !== "number" || !Number.isFinite(call.timeout) || call.timeout <= 0 || call.timeout > MAX_TIMEOUT_SECONDS) {
+          throw new PluginLlmInputError({ field: "timeout", message: `timeout must be a positive number of seconds, at most ${MAX_TIMEOUT_SECONDS}` })
         }
         timeout = { ms: call.timeout * 1000, source: "explicit" }
       } else if (granted.task !== undefined) {
         const taskTimeout = config.auxiliary[granted.task.name]?.timeoutMs ?? (granted.task.builtin ? undefined : tasks.get(granted.task.name)?.defaults.timeoutMs)
         if (taskTimeout !== undefined) timeout = { ms: taskTimeout, source: "task" }
       }
-      for (const [field, value] of [["temperature", call.temperature], ["maxTokens", call.maxTokens]] as const) {
-        if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < 0)) {
-          throw new PluginLlmInputError({ field, message: `${field} must be a non-negative number` })
-        }
+      if (call.temperature !== undefined && (typeof call.temperature !== "number" || !Number.isFinite(call.temperature) || call.temperature < 0)) {
+        throw new PluginLlmInputError({ field: "temperature", message: "temperature must be a non-negative number" })
+      }
+      if (call.maxTokens !== undefined && (typeof call.maxTokens !== "number" || !Number.isSafeInteger(call.maxTokens) || call.maxTokens <= 0)) {
+        throw new PluginLlmInputError({ field: "maxTokens", message: "maxTokens must be a positive integer" })
       }
 
       if (callerSignal?.aborted === true) throw new PluginLlmCancelled({ message: "the call was cancelled before it started" })

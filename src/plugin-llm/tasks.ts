@@ -45,8 +45,8 @@ export class TaskRegistry {
       throw new PluginLlmInputError({ field: "task", message: `task "${name}" is already registered by plugin "${existing.owner}"` })
     }
     const timeout = options.defaults?.timeout
-    if (timeout !== undefined && (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0)) {
-      throw new PluginLlmInputError({ field: "defaults.timeout", message: "a task's default timeout must be a positive number of seconds" })
+    if (timeout !== undefined && (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0 || timeout > 86_400)) {
+      throw new PluginLlmInputError({ field: "defaults.timeout", message: "a task's default timeout must be a positive number of seconds, at most 86400" })
     }
     const provider = options.defaults?.provider
     const model = options.defaults?.model

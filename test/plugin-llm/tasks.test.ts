@@ -77,6 +77,9 @@ describe("timeout precedence: explicit, then the task's config, then the global 
     expect((await llm.complete({ messages, task: "ranker" })).audit.timeout).toEqual({ ms: 11_000, source: "task" })
     expect((await llm.complete({ messages, task: "classifier", timeout: 3 })).audit.timeout).toEqual({ ms: 3_000, source: "explicit" })
     expect(await rejection(llm.complete({ messages, timeout: -1 }))).toMatchObject({ _tag: "PluginLlmInputError", field: "timeout" })
+    // Past 2^31 ms a timer fires at once: a huge timeout is refused, never turned into an instant one.
+    expect(await rejection(llm.complete({ messages, timeout: 3e6 }))).toMatchObject({ _tag: "PluginLlmInputError", field: "timeout" })
+    expect(await rejection(llm.complete({ messages, maxTokens: 1.5 }))).toMatchObject({ _tag: "PluginLlmInputError", field: "maxTokens" })
   })
 
   it("a call past its deadline fails with PluginLlmTimeoutError naming the source", async () => {
