@@ -1,3 +1,4 @@
+import { REGISTRANT_TOKEN_HEADER } from "../remote/wire.ts"
 import { isPluginLlmError, type PluginLlmError } from "./errors.ts"
 import type { AuditRecord, PluginLlmUsage } from "./audit.ts"
 import type { PluginRuntime } from "./plugin-runtime.ts"
@@ -25,8 +26,7 @@ export interface PluginLlmHandlerOptions {
   readonly pluginForToken: (token: string) => string | undefined
 }
 
-/** The header remote plugins authenticate with (`REGISTRANT_TOKEN_HEADER` of the remote contract). */
-export const REGISTRANT_TOKEN_HEADER = "x-llm-worker-registrant-token"
+export { REGISTRANT_TOKEN_HEADER }
 
 const SHARED_KEYS = ["provider", "model", "agent_id", "profile", "task", "temperature", "max_tokens", "timeout", "purpose"] as const
 const COMPLETE_KEYS = [...SHARED_KEYS, "messages"]
@@ -96,7 +96,8 @@ const resultBody = (result: CompleteResult | StructuredResult<unknown>): Record<
 
 const errorBody = (error: PluginLlmError): HandlerResponse => {
   const extra: Record<string, unknown> = { error_type: error._tag }
-  if (error._tag === "PluginLlmTrustError") Object.assign(extra, { override: error.override, config_key: error.configKey })
+  if (error._tag === "PluginLlmTrustError") Object.assign(extra, { plugin_id: error.pluginId, override: error.override, config_key: error.configKey })
+  if (error._tag === "PluginLlmBudgetExceeded") Object.assign(extra, { plugin_id: error.pluginId, limit: error.limit })
   if (error._tag === "PluginLlmInputError") extra["issues"] = [{ path: error.field, message: error.message }]
   if (error._tag === "PluginLlmTimeoutError") Object.assign(extra, { timeout_ms: error.timeoutMs, timeout_source: error.source })
   if (error._tag === "PluginLlmRateLimited" || error._tag === "PluginLlmProviderUnavailable") extra["hops"] = error.hops

@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
+import { z } from "zod"
 import { createPluginLlmHandler, parseSlashCommand } from "../../src/plugin-llm/http-handler.ts"
+import { createRemotePluginLlm } from "../../src/plugin-llm/remote-client.ts"
 import type { PluginRuntime } from "../../src/plugin-llm/plugin-runtime.ts"
 import { answerSse } from "../support/answer-sse.ts"
 import { answering, replay, runtimeOn, SECRET } from "./support.ts"
@@ -126,12 +128,29 @@ describe("the same lane over HTTP (a real loopback server mounting the handler)"
     expect(await post(base, "/api/llm/complete", { ...body, model: "gpt-4.1" }, auth)).toEqual({
       status: 403,
       body: {
-        ok: false, error_type: "PluginLlmTrustError", override: "model", config_key: "plugins.entries.remote-notes.llm.allow_model_override",
+        ok: false, error_type: "PluginLlmTrustError", plugin_id: "remote-notes", override: "model", config_key: "plugins.entries.remote-notes.llm.allow_model_override",
         error: 'plugin "remote-notes" may not choose a model (asked for "gpt-4.1"); the operator can allow it with plugins.entries.remote-notes.llm.allow_model_override: true'
       }
     })
     expect(await post(base, "/api/llm/complete", { messages: [] }, auth)).toMatchObject({ status: 422, body: { error_type: "PluginLlmInputError", issues: [{ path: "messages" }] } })
     expect(provider.requests).toHaveLength(0)
     expect(await post(base, "/api/llm/complete", body, auth)).toMatchObject({ status: 200, body: { ok: true, text: "x" } })
+  })
+
+  it("createRemotePluginLlm: the ctx.llm interface over HTTP, typed errors included", async () => {
+    const { base, provider } = await setup([answerSse("openai-chat", TASKS_ANSWER, { input: 70, output: 30 }), answerSse("openai-chat", "pong")])
+    const remote = createRemotePluginLlm({ baseUrl: base, registrantToken: "tok-remote" })
+    const Tasks = z.object({ tasks: z.array(z.object({ owner: z.string().optional(), action: z.string().transform((a) => a.toUpperCase()), due: z.string().optional() })) })
+    const structured = await remote.completeStructured({ instructions: "Extract tasks.", input: [{ type: "text", text: NOTES }], jsonSchema: Tasks, schemaName: "meeting.tasks" })
+    // The host validated the JSON Schema; the zod transform ran on the plugin's side.
+    expect(structured.parsed?.tasks.map((t) => t.action)).toEqual(["SHIP THE RELEASE", "BOOK THE ROOM"])
+    expect(structured.usage).toMatchObject({ inputTokens: 70, costSource: "genai-prices" })
+    expect(structured.audit).toMatchObject({ pluginId: "remote-notes", schemaName: "meeting.tasks" })
+    expect((await remote.complete({ messages: [{ role: "user", content: "ping" }] })).text).toBe("pong")
+    const refused = await remote.complete({ messages: [{ role: "user", content: "x" }], model: "gpt-4.1" }).catch((e: unknown) => e)
+    expect(refused).toMatchObject({ _tag: "PluginLlmTrustError", pluginId: "remote-notes", override: "model", configKey: "plugins.entries.remote-notes.llm.allow_model_override" })
+    const forged = await createRemotePluginLlm({ baseUrl: base, registrantToken: "forged" }).complete({ messages: [{ role: "user", content: "x" }] }).catch((e: unknown) => e)
+    expect(forged).toMatchObject({ _tag: "PluginLlmProviderUnavailable", message: "host: unknown registrant token" })
+    expect(provider.requests).toHaveLength(2)
   })
 })
