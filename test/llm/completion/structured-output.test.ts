@@ -179,3 +179,22 @@ describe("a Worker run with a structured final output", () => {
     void (await worker.run("again")).output
   })
 })
+
+describe("image URL parts (the provider fetches the image)", () => {
+  const request = (model: string) => ({
+    model,
+    items: [{ type: "message" as const, role: "user" as const, content: [{ type: "input_image_url" as const, url: "https://example.com/cat.png" }] }],
+    tools: [],
+    config: {}
+  })
+  it.each([
+    ["openai-chat", '{"type":"image_url","image_url":{"url":"https://example.com/cat.png"}}'],
+    ["openai-responses", '{"type":"input_image","image_url":"https://example.com/cat.png","detail":"auto"}'],
+    ["anthropic", '{"type":"image","source":{"type":"url","url":"https://example.com/cat.png"}}'],
+    ["gemini", '{"fileData":{"fileUri":"https://example.com/cat.png"}}']
+  ] as const)("%s", (scheme, fragment) => {
+    const client = createLlmClient({ provider: PROVIDER[scheme].provider, model: PROVIDER[scheme].model, apiKey: "k", baseUrl: "http://127.0.0.1:9" })
+    expect(client.encodeRequest(request(client.model))).toContain(fragment)
+  })
+})
+
