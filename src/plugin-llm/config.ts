@@ -252,13 +252,20 @@ export const decodePluginLlmConfig = (sections: { readonly plugins?: unknown; re
       defaultMaxConcurrent: r.positive(budgets?.["max_concurrent"], "llm.budgets.max_concurrent", true) ?? DEFAULT_MAX_CONCURRENT
     }
   }
-  if (r.issues.length > 0) {
-    const listed = r.issues.slice(0, 10).map((issue) => `${issue.path}: ${issue.message}`).join("; ")
-    const more = r.issues.length > 10 ? `; … and ${r.issues.length - 10} more` : ""
-    throw new PluginLlmConfigError({ issues: r.issues, message: `invalid plugin LLM config: ${listed}${more}` })
+  if (r.issues.length === 0) {
+    decodedConfigs.add(config)
+    return config
   }
-  return config
+  const listed = r.issues.slice(0, 10).map((issue) => `${issue.path}: ${issue.message}`).join("; ")
+  const more = r.issues.length > 10 ? `; … and ${r.issues.length - 10} more` : ""
+  throw new PluginLlmConfigError({ issues: r.issues, message: `invalid plugin LLM config: ${listed}${more}` })
 }
+
+/** Configs this decoder produced: anything else handed to `createPluginLlm` is decoded first, whatever its shape. */
+const decodedConfigs = new WeakSet<PluginLlmConfig>()
+
+export const isDecodedConfig = (value: unknown): value is PluginLlmConfig =>
+  typeof value === "object" && value !== null && decodedConfigs.has(value as PluginLlmConfig)
 
 /** The grants of a plugin without an entry: nothing. */
 export const closedGrants: PluginGrants = CLOSED

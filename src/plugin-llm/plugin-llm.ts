@@ -12,7 +12,7 @@ import type { ArgumentIssue } from "../schema/argument-codec.ts"
 import { type ArgumentSchema, formatIssues, type InferArguments } from "../schema/codec.ts"
 import { type AuditRecord, type AuditSink, cleanPurpose, type PluginLlmUsage, stderrAudit } from "./audit.ts"
 import { CallLimits } from "./call-limits.ts"
-import { closedGrants, decodePluginLlmConfig, type PluginLlmConfig } from "./config.ts"
+import { closedGrants, decodePluginLlmConfig, isDecodedConfig, type PluginLlmConfig } from "./config.ts"
 import {
   type FallbackHop,
   isPluginLlmError,
@@ -132,10 +132,6 @@ export interface PluginLlmHost {
   usage(pluginId: string): { readonly calls: number; readonly inFlight: number }
 }
 
-const isDecoded = (config: PluginLlmOptions["config"]): config is PluginLlmConfig =>
-  typeof config === "object" && config !== null && "llm" in config && typeof (config as { llm: unknown }).llm === "object" &&
-  (config as { llm: { timeoutMs?: unknown } }).llm !== null && typeof (config as { llm: { timeoutMs?: unknown } }).llm.timeoutMs === "number"
-
 const providerLabel = (options: LlmClientOptions): string => (typeof options.provider === "string" ? options.provider : options.provider.name)
 
 const neutralUsage = (usage: Usage): PluginLlmUsage => ({ ...usage })
@@ -177,7 +173,7 @@ const repairPrompt = (issues: ReadonlyArray<ArgumentIssue>): string =>
 
 /** Creates the host side of `ctx.llm`. Throws `PluginLlmConfigError` for an operator config that does not decode. */
 export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
-  const config = isDecoded(options.config) ? options.config : decodePluginLlmConfig(options.config ?? {})
+  const config = isDecodedConfig(options.config) ? options.config : decodePluginLlmConfig(options.config ?? {})
   const tasks = new TaskRegistry(options.builtinTasks ?? DEFAULT_BUILTIN_TASKS)
   const activeAgent = options.activeAgent ?? "default"
   const agents = new Map<string, LlmClientOptions>(Object.entries(options.agents ?? {}))

@@ -1,6 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { decodePluginLlmConfig } from "../../src/plugin-llm/config.ts"
+import { createPluginLlm } from "../../src/plugin-llm/plugin-llm.ts"
 import { PluginLlmConfigError } from "../../src/plugin-llm/errors.ts"
 
 const issuesOf = (sections: Parameters<typeof decodePluginLlmConfig>[0]): ReadonlyArray<{ path: string; message: string }> => {
@@ -95,6 +96,12 @@ describe("decoding the operator's plugins / auxiliary / llm sections", () => {
       { path: "llm.profiles.a", message: "needs exactly one of api_key_env, api_key_file" },
       { path: "llm.profiles.b", message: "needs exactly one of api_key_env, api_key_file" }
     ])
+  })
+
+  it("a look-alike of a decoded config is decoded, not trusted", () => {
+    expect(() => createPluginLlm({ active: { provider: "ollama", model: "m" }, config: { llm: { timeoutMs: 5 } } as never, audit: false })).toThrow("llm.timeoutMs: unknown key")
+    const decoded = decodePluginLlmConfig({ llm: { timeout: 5 } })
+    expect(createPluginLlm({ active: { provider: "ollama", model: "m" }, config: decoded, audit: false }).config).toBe(decoded)
   })
 
   it("never throws anything but PluginLlmConfigError, whatever the YAML held", () => {
