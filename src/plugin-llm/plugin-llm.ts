@@ -282,7 +282,7 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
     }
   }
 
-  const run = async (pluginId: string, prepare: () => Prepared, call: CallOptions): Promise<StructuredResult<unknown>> => {
+  const run = async (pluginId: string, kind: AuditRecord["kind"], prepare: () => Prepared, call: CallOptions): Promise<StructuredResult<unknown>> => {
     const started = Date.now()
     const purpose = cleanPurpose(call.purpose)
     const grants = config.plugins[pluginId]?.llm ?? closedGrants
@@ -297,7 +297,7 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
       const entry: AuditRecord = {
         at: new Date(started).toISOString(),
         pluginId,
-        kind: prepared?.kind ?? "complete",
+        kind,
         ...(purpose === undefined ? {} : { purpose }),
         ...(granted.task === undefined ? {} : { task: granted.task.name }),
         provider: route?.provider ?? providerLabel(active),
@@ -461,11 +461,11 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
 
   const forPlugin = (pluginId: string): PluginLlm => {
     const complete = async (callOptions: CompleteCallOptions): Promise<CompleteResult> => {
-      const { parsed: _p, contentType: _c, issues: _i, ...result } = await run(pluginId, prepareChat(callOptions), callOptions)
+      const { parsed: _p, contentType: _c, issues: _i, ...result } = await run(pluginId, "complete", prepareChat(callOptions), callOptions)
       return result
     }
     const completeStructured = <S extends ArgumentSchema | undefined = undefined>(callOptions: StructuredCallOptions<S>): Promise<StructuredResult<Parsed<S>>> =>
-      run(pluginId, prepareStructured(callOptions as StructuredCallOptions<ArgumentSchema | undefined>), callOptions) as Promise<StructuredResult<Parsed<S>>>
+      run(pluginId, "complete_structured", prepareStructured(callOptions as StructuredCallOptions<ArgumentSchema | undefined>), callOptions) as Promise<StructuredResult<Parsed<S>>>
     return Object.freeze({
       pluginId,
       complete,
