@@ -10,6 +10,8 @@ export type ContentPart =
   | { readonly type: "output_text"; readonly text: string }
   | { readonly type: "refusal"; readonly text: string }
   | { readonly type: "input_image"; readonly mediaType: string; readonly data: string }
+  /** An image the provider fetches itself (an `https` URL); the bytes never pass through this process. */
+  | { readonly type: "input_image_url"; readonly url: string }
 
 /** A user or assistant message: its content parts in order. */
 export interface MessageItem {

@@ -35,7 +35,24 @@ export interface RequestConfig {
    * warning, and the Worker refuses to start with one that does not match its client.
    */
   readonly hostedTools?: ReadonlyArray<HostedTool>
+  /**
+   * What the answer's text must be, sent as each provider's native structured output (OpenAI Chat
+   * `response_format`, Responses `text.format`, Anthropic `output_config.format`, Gemini `responseMimeType` +
+   * `responseJsonSchema`). Absent or `text`: free text. `completeObject` builds this from a schema; a scheme
+   * without a native form for it reports a `ConfigWarning` and sends nothing.
+   */
+  readonly responseFormat?: ResponseFormat
 }
+
+/**
+ * Free text; any JSON object (JSON mode, no schema); or JSON valid under `schema` — a normalised object schema
+ * (`makeArgumentCodec(...).jsonSchema`), so what the provider is told is what the decoder accepts. `name` is
+ * for people and logs; each scheme makes it a valid wire name (OpenAI allows `[A-Za-z0-9_-]{1,64}`).
+ */
+export type ResponseFormat =
+  | { readonly type: "text" }
+  | { readonly type: "json_object" }
+  | { readonly type: "json_schema"; readonly name: string; readonly description?: string; readonly schema: JsonSchema }
 
 /**
  * Everything a scheme needs to build one provider request. `tools` should be the array returned by

@@ -6,7 +6,7 @@ export {
   DEFAULT_MAX_PARALLEL_TOOLS,
   DEFAULT_MAX_CALLS_PER_RESPONSE
 } from "./worker.ts"
-export type { WorkerOptions, RunOptions, LockOptions, RunResult } from "./worker.ts"
+export type { WorkerOptions, RunOptions, LockOptions, RunResult, StructuredRunOptions, StructuredRunResult } from "./worker.ts"
 export type { RunReport } from "./turn-loop.ts"
 export {
   Hook,

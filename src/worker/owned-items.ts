@@ -41,6 +41,7 @@ const part = (value: unknown): ContentPart => {
   if (type === "input_image") {
     return Object.freeze({ type, mediaType: str(p["mediaType"], "input_image.mediaType"), data: str(p["data"], "input_image.data") })
   }
+  if (type === "input_image_url") return Object.freeze({ type, url: str(p["url"], "input_image_url.url") })
   return fail(`unknown content part type ${quote(String(typeof type === "string" ? type : typeof type))}`)
 }
 

@@ -2,6 +2,8 @@ import { Effect, type Stream } from "effect"
 import type { LlmClient } from "../llm/client.ts"
 import { Item } from "../llm/item.ts"
 import type { RequestConfig } from "../llm/request.ts"
+import { planOutput, type StructuredOutcome } from "../llm/completion/output-plan.ts"
+import type { ArgumentSchema, InferArguments } from "../schema/codec.ts"
 import { lintHostedTools } from "../llm/hosted-tools.ts"
 import { LlmConfigError } from "../llm/llm-error.ts"
 import type { ToolDefinition } from "../tool/tool.ts"
@@ -63,6 +65,22 @@ export interface RunOptions {
   /** Cancels this run only. */
   readonly signal?: AbortSignal
 }
+
+/**
+ * A run whose final answer is JSON checked against `output` (any schema a tool's arguments can use). Every
+ * request of the run carries the provider's native structured output format (`RequestConfig.responseFormat`),
+ * tools stay callable, and the last assistant text is parsed and validated into `result.output`. On a
+ * cache-locked worker the format is part of the locked bytes: lock with the same `responseFormat` in the config
+ * (`planOutput(client, { schema }).apply`) or the run fails with `CacheLockViolation`.
+ */
+export interface StructuredRunOptions<S extends ArgumentSchema> extends RunOptions {
+  readonly output: S
+  /** The schema's name shown to the provider (default `output`). */
+  readonly outputName?: string
+}
+
+/** A run's result with its decoded final answer (or the issues, the text being in `items`). */
+export type StructuredRunResult<A> = RunResult & { readonly output: StructuredOutcome<A> }
 
 /** Options of `lock()`. */
 export interface LockOptions {
@@ -141,8 +159,33 @@ abstract class WorkerBase {
    * if (result.status === "paused") await worker.resume() // a hook paused before a tool call
    * ```
    */
-  run(input: string | Item, options?: RunOptions): Promise<RunResult> {
-    return this.start("run", typeof input === "string" ? Item.userText(input) : input, options)
+  run<S extends ArgumentSchema>(input: string | Item, options: StructuredRunOptions<S>): Promise<StructuredRunResult<InferArguments<S>>>
+  run(input: string | Item, options?: RunOptions): Promise<RunResult>
+  run(input: string | Item, options?: RunOptions | StructuredRunOptions<ArgumentSchema>): Promise<RunResult> {
+    const item = typeof input === "string" ? Item.userText(input) : input
+    if (options === undefined || !("output" in options) || options.output === undefined) return this.start("run", item, options)
+    return this.startStructured(item, options)
+  }
+
+  /** @internal The run with the output format in its config for its duration, then the final text decoded. */
+  private async startStructured(item: Item, options: StructuredRunOptions<ArgumentSchema>): Promise<StructuredRunResult<unknown>> {
+    const core = this.idle("run")
+    // Native only: a forced answer tool would end every turn with a call the loop has to answer.
+    const plan = planOutput(core.client, { schema: options.output, mode: "native", ...(options.outputName === undefined ? {} : { name: options.outputName }) })
+    const config = core.config
+    core.config = plan.apply({ model: core.client.model, items: [], tools: [], config }).config
+    let result: RunResult
+    try {
+      result = await this.start("run", item, options)
+    } finally {
+      core.config = config
+    }
+    if (result.status === "paused") {
+      return { ...result, output: { ok: false, stage: "parse", issues: [{ path: [], message: "the run paused before its final answer" }] } }
+    }
+    const last = result.items.findLast((entry) => entry.type === "message" && entry.role === "assistant")
+    const text = last?.type === "message" ? last.content.map((part) => (part.type === "output_text" ? part.text : "")).join("") : ""
+    return { ...result, output: await plan.decode(text) }
   }
 
   /** Continues a paused run without a new message: undecided calls are offered to hooks, decided ones honoured. */

@@ -72,6 +72,25 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     /^LlmHttpError: HTTP 400 from http:\/\/127\.0\.0\.1:\d+\/v1\/messages after 1 attempt/,
     "LlmLimitExceeded: The response exceeded maxTextBytes = 8: 11 bytes of answer text (raise limits.maxTextBytes if this is expected)"
   ],
+  "plugin-llm.ts": [
+    "loaded: tldr, paste-to-tasks",
+    "audit: tldr tldr gpt-4.1-mini 150 ok",
+    "{\"ok\":true,\"output\":\"Ana ships the release Friday; someone must book the room.\"}",
+    "audit: paste-to-tasks paste-to-tasks gpt-4.1-mini 150 ok",
+    "{\"ok\":true,\"output\":\"- [Ana] ship the release\\n- [?] book the room\"}",
+    "audit: tldr undefined gpt-4.1-mini undefined PluginLlmTrustError",
+    "refused: model -> plugins.entries.tldr.llm.allow_model_override",
+    "audit: remote-notes health gpt-4.1-mini 150 ok",
+    "http: 200 pong {\"input_tokens\":120,\"output_tokens\":30,\"total_tokens\":150,\"cost_usd\":0.000096,\"cost_source\":\"genai-prices\"}"
+  ],
+  "structured-output.ts": [
+    "sent: meeting_tasks strict: true",
+    "- [Ana] ship the release",
+    "- [?] book the room",
+    'usage: {"inputTokens":40,"outputTokens":22,"totalTokens":62}',
+    'refused: validate [{"path":["tasks",0,"action"],"message":"required"}] text: {"tasks":[{"owner":"Ana"}]}',
+    'run: finished {"ok":true,"value":{"tasks":[]}}'
+  ],
   "worker.ts": [
     "status: running",
     'model called: get_weather {"city":"Paris"}',

@@ -101,6 +101,9 @@ export const resolveAnthropicSettings = (
     topP = undefined
   }
 
+  if (config.responseFormat?.type === "json_object") {
+    warnings.push(warning("responseFormat", "Anthropic has no JSON mode without a schema; not sent (completeObject uses a forced tool)"))
+  }
   const toolChoice = resolveToolChoice(request, thinking, warnings)
   const stopSequences = config.stopSequences !== undefined && config.stopSequences.length > 0 ? config.stopSequences : undefined
   return {

@@ -21,6 +21,7 @@ const contentBlock = (part: ContentPart): Block | undefined => {
   if (part.type === "input_image") {
     return { type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } }
   }
+  if (part.type === "input_image_url") return { type: "image", source: { type: "url", url: part.url } }
   return part.text === "" ? undefined : { type: "text", text: part.text }
 }
 

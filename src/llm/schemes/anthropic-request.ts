@@ -6,6 +6,7 @@ import type { ConfigWarning } from "../scheme.ts"
 import { resolveAnthropicSettings } from "./anthropic-config.ts"
 import { type AnthropicFragments, anthropicMessages, cachedAnthropicMessages } from "./anthropic-messages.ts"
 import { foreignOutputWarnings } from "./foreign-output.ts"
+import { anthropicOutputConfig } from "./response-format.ts"
 
 /**
  * The Messages API body for a streaming request, and every warning about what it had to leave out. With
@@ -45,6 +46,7 @@ export const buildAnthropicRequest = (
     top_p: settings.topP,
     top_k: settings.topK,
     stop_sequences: settings.stopSequences,
+    output_config: anthropicOutputConfig(request.config.responseFormat),
     messages: history.messages
   })
   return { body, warnings: [...warnings, ...history.warnings, ...foreignOutputWarnings(request, "anthropic")] }

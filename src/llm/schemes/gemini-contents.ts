@@ -17,6 +17,7 @@ const warning = (setting: string, message: string): ConfigWarning => ({ _tag: "C
 
 const contentPart = (part: ContentPart): Part | undefined => {
   if (part.type === "input_image") return { inlineData: { mimeType: part.mediaType, data: part.data } }
+  if (part.type === "input_image_url") return { fileData: { fileUri: part.url } }
   return part.text === "" ? undefined : { text: part.text }
 }
 

@@ -6,6 +6,7 @@ import type { ConfigWarning } from "../scheme.ts"
 import { type GeminiEndpointFeatures, resolveGeminiSettings } from "./gemini-config.ts"
 import { cachedGeminiContents, type GeminiFragments, geminiContents } from "./gemini-contents.ts"
 import { foreignOutputWarnings } from "./foreign-output.ts"
+import { geminiResponseFields } from "./response-format.ts"
 
 /**
  * How tool schemas are sent: `parametersJsonSchema` (JSON Schema, current endpoints) or the OpenAPI-subset
@@ -52,7 +53,8 @@ export const buildGeminiRequest = (
     thinkingConfig:
       settings.thinkingBudget === undefined
         ? undefined
-        : { thinkingBudget: settings.thinkingBudget, includeThoughts: settings.thinkingBudget !== 0 }
+        : { thinkingBudget: settings.thinkingBudget, includeThoughts: settings.thinkingBudget !== 0 },
+    ...geminiResponseFields(request.config.responseFormat)
   }
   const body = jsonBody({
     systemInstruction:

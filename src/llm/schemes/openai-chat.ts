@@ -8,6 +8,7 @@ import type { ConfigWarning, Scheme } from "../scheme.ts"
 import { makeOpenAiChatDecoder } from "./openai-chat-decoder.ts"
 import { foreignOutputWarnings } from "./foreign-output.ts"
 import { configWarning, toolOutputText } from "./openai-wire.ts"
+import { chatResponseFormat } from "./response-format.ts"
 
 /**
  * OpenAI Chat Completions (`POST /v1/chat/completions`), also spoken by most OpenAI-compatible servers (Ollama,
@@ -45,7 +46,9 @@ const userContent = (content: ReadonlyArray<ContentPart>): JsonBodyValue => {
   return content.map((part): JsonBodyValue =>
     part.type === "input_image"
       ? { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } }
-      : text(part.text)
+      : part.type === "input_image_url"
+        ? { type: "image_url", image_url: { url: part.url } }
+        : text(part.text)
   )
 }
 
@@ -152,7 +155,7 @@ const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean, names: Nam
           const current = assistant(position)
           for (const part of item.content) {
             if (part.type === "refusal") current.refusals.push(part.text)
-            else if (part.type !== "input_image") current.texts.push(part.text)
+            else if (part.type !== "input_image" && part.type !== "input_image_url") current.texts.push(part.text)
           }
         }
         break
@@ -213,7 +216,7 @@ const cachedMessages = (fragments: FragmentCache<string>): History => (request, 
 }
 
 const assistantHasImage = (items: ReadonlyArray<Item>): boolean =>
-  items.some((item) => item.type === "message" && item.role === "assistant" && item.content.some((p) => p.type === "input_image"))
+  items.some((item) => item.type === "message" && item.role === "assistant" && item.content.some((p) => p.type === "input_image" || p.type === "input_image_url"))
 
 const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
   const warn = (setting: string, message: string) => configWarning("openai-chat", setting, message)
@@ -277,6 +280,7 @@ const chatScheme = (options: OpenAiChatOptions, history: History): Scheme => {
       const stop = config.stopSequences?.slice(0, MAX_STOP_SEQUENCES) ?? []
       body["stop"] = stop.length > 0 ? stop : undefined
       body["reasoning_effort"] = config.reasoning?.effort
+      body["response_format"] = chatResponseFormat(config.responseFormat)
       body["stream"] = true
       body["stream_options"] = streamUsage ? { include_usage: true } : undefined
       body["messages"] = history(request, names, echoReasoning)

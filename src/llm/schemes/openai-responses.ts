@@ -9,13 +9,16 @@ import type { ConfigWarning, Scheme } from "../scheme.ts"
 import { makeOpenAiResponsesDecoder } from "./openai-responses-decoder.ts"
 import { foreignOutputWarnings } from "./foreign-output.ts"
 import { configWarning, toolOutputText } from "./openai-wire.ts"
+import { responsesTextFormat } from "./response-format.ts"
 
 type Names = { toWire(name: string): string }
 
 const userPart = (part: ContentPart): JsonBodyValue =>
   part.type === "input_image"
     ? { type: "input_image", image_url: `data:${part.mediaType};base64,${part.data}`, detail: "auto" }
-    : { type: "input_text", text: part.text }
+    : part.type === "input_image_url"
+      ? { type: "input_image", image_url: part.url, detail: "auto" }
+      : { type: "input_text", text: part.text }
 
 /**
  * Prior assistant text goes back as an easy input message with string content: the list form accepts only input
@@ -23,7 +26,7 @@ const userPart = (part: ContentPart): JsonBodyValue =>
  * refusal is the assistant's visible text, so it joins the rest.
  */
 const assistantText = (content: ReadonlyArray<ContentPart>): string =>
-  content.map((part) => (part.type === "input_image" ? "" : part.text)).join("")
+  content.map((part) => (part.type === "input_image" || part.type === "input_image_url" ? "" : part.text)).join("")
 
 /**
  * One neutral item as a Responses input item, or undefined when it cannot be sent: reasoning from another
@@ -104,7 +107,7 @@ const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
     out.push(warn("parallelToolCalls", "parallel_tool_calls needs at least one tool; it is not sent"))
   }
   const assistantImage = request.items.some(
-    (item) => item.type === "message" && item.role === "assistant" && item.content.some((p) => p.type === "input_image")
+    (item) => item.type === "message" && item.role === "assistant" && item.content.some((p) => p.type === "input_image" || p.type === "input_image_url")
   )
   if (assistantImage) out.push(warn("items", "Responses assistant messages cannot carry images; they are not sent"))
   out.push(...foreignOutputWarnings(request, "openai-responses"))
@@ -144,6 +147,7 @@ const responsesScheme = (history: (items: ReadonlyArray<Item>, names: Names) => 
       // A summary is what streams as visible reasoning text; without it only encrypted content comes back.
       reasoning: reasoning === undefined ? undefined : { effort: reasoning.effort, summary: "auto" },
       include: reasoning === undefined ? undefined : ["reasoning.encrypted_content"],
+      text: responsesTextFormat(config.responseFormat),
       // Stateless: the whole history travels in every request, so nothing is kept on OpenAI's side.
       store: false,
       stream: true,
