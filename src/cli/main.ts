@@ -3,6 +3,7 @@ import { USAGE, parseCommand } from "./args.ts"
 import { runChat } from "./chat.ts"
 import { CliError } from "./cli-error.ts"
 import { runDemo } from "./demo.ts"
+import { runServe } from "./serve.ts"
 import { Terminal } from "./terminal.ts"
 
 /** Never throws itself: a thrown value's getters and `toString` may be anything. */
@@ -29,6 +30,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         return 0
       case "chat":
         return await runChat(command)
+      case "serve":
+        return await runServe(command)
     }
   } catch (thrown) {
     if (thrown instanceof CliError) {
