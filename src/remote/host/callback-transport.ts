@@ -67,18 +67,30 @@ const readCapped = (response: IncomingMessage, maxBytes: number): Promise<{ read
   new Promise((resolve, reject) => {
     const chunks: Array<Buffer> = []
     let size = 0
+    let settled = false
     response.on("data", (chunk: Buffer) => {
+      if (settled) return
       size += chunk.length
       if (size > maxBytes) {
-        response.destroy()
+        settled = true
         resolve({ tooLarge: true })
+        response.destroy()
         return
       }
       chunks.push(chunk)
     })
-    response.on("end", () => resolve({ body: Buffer.concat(chunks).toString("utf8") }))
-    response.on("error", reject)
-    response.on("aborted", () => reject(Object.assign(new Error("response aborted"), { code: "ECONNRESET" })))
+    response.on("end", () => {
+      if (settled) return
+      settled = true
+      resolve({ body: Buffer.concat(chunks).toString("utf8") })
+    })
+    const broken = (error?: unknown): void => {
+      if (settled) return
+      settled = true
+      reject(error ?? Object.assign(new Error("the connection closed before the response ended"), { code: "ECONNRESET" }))
+    }
+    response.on("error", broken)
+    response.on("close", () => broken())
   })
 
 const attempt = (call: CallbackRequest, deadline: AbortSignal, retryable: { value: boolean }): Promise<CallbackResponse> =>
@@ -90,7 +102,9 @@ const attempt = (call: CallbackRequest, deadline: AbortSignal, retryable: { valu
       headers: { ...call.headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(call.body)) },
       signal: deadline
     }
+    let answered = false
     const request = (https ? httpsRequest : httpRequest)(call.url, options, (response) => {
+      answered = true
       retryable.value = false
       const status = response.statusCode ?? 0
       const location = typeof response.headers.location === "string" ? response.headers.location : undefined
@@ -108,6 +122,8 @@ const attempt = (call: CallbackRequest, deadline: AbortSignal, retryable: { valu
       return { kind: "failed", message: code === "" ? message : `${code}: ${message}` }
     }
     request.on("error", (error) => {
+      // Once the response has begun, its own stream reports how the body ended.
+      if (answered) return
       // A kept-alive socket the plugin closed in the meantime fails at once with ECONNRESET: the call never
       // reached the plugin, so it is sent again once on a new connection (what Node's docs advise).
       if (retryable.value && request.reusedSocket && codeOf(error) === "ECONNRESET" && !deadline.aborted) {
