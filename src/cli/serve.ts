@@ -12,6 +12,16 @@ const DEFAULT_CONFIG = "llm-worker.yaml"
  */
 export const runServe = async (command: Extract<Command, { kind: "serve" }>): Promise<number> => {
   const stderr = new Terminal(process.stderr, false)
+  // Listening for the signals before anything is printed: a parent may signal the moment it reads the ready line.
+  let stopRequested!: () => void
+  const stopped = new Promise<void>((resolve) => (stopRequested = resolve))
+  const stop = (): void => {
+    process.off("SIGINT", stop)
+    process.off("SIGTERM", stop)
+    stopRequested()
+  }
+  process.on("SIGINT", stop)
+  process.on("SIGTERM", stop)
   let host
   try {
     host = await startToolHost({
@@ -22,6 +32,7 @@ export const runServe = async (command: Extract<Command, { kind: "serve" }>): Pr
       log: (line) => stderr.message(`${line}\n`)
     })
   } catch (thrown) {
+    stop()
     if (thrown instanceof HostConfigError) throw configError(thrown.message)
     const code = (thrown as { code?: unknown } | null)?.code
     if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
@@ -30,15 +41,7 @@ export const runServe = async (command: Extract<Command, { kind: "serve" }>): Pr
     throw thrown
   }
   new Terminal(process.stdout, false).message(`${host.readyLine}\n`)
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off("SIGINT", stop)
-      process.off("SIGTERM", stop)
-      resolve()
-    }
-    process.on("SIGINT", stop)
-    process.on("SIGTERM", stop)
-  })
+  await stopped
   await host.close()
   return 0
 }

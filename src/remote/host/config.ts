@@ -141,13 +141,15 @@ export const decodeHostConfig = (value: unknown, source = "config"): HostConfig 
 /** Decodes YAML text: syntax errors name their line and column; anchors and aliases are bounded. */
 export const parseHostConfig = (text: string, source = "llm-worker.yaml"): HostConfig => {
   if (Buffer.byteLength(text, "utf8") > MAX_CONFIG_BYTES) throw new HostConfigError(source, [{ path: "", message: `larger than ${MAX_CONFIG_BYTES} bytes` }])
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: false })
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true })
   if (document.errors.length > 0) {
     throw new HostConfigError(
       source,
       document.errors.slice(0, 5).map((error) => {
         const at = error.linePos?.[0]
-        return { path: "", message: `${at === undefined ? "" : `line ${at.line}, column ${at.col}: `}${error.message.split("\n")[0]}` }
+        // The library's message repeats the position and quotes the source after it: the first clause is enough.
+        const message = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "")
+        return { path: "", message: `${at === undefined ? "" : `line ${at.line}, column ${at.col}: `}${message}` }
       })
     )
   }
