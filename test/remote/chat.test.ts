@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest"
+import type { HostConfigInput } from "../../src/remote/index.ts"
 import { type ReplayProvider, type ReplayStep, startReplayProvider } from "../../src/testing/index.ts"
 import { api, chatText, chatToolCall, closeAll, json, startCallbackServer, startHost, weatherTool } from "./support/host.ts"
 
@@ -15,7 +16,10 @@ const replay = async (script: ReadonlyArray<ReplayStep>): Promise<ReplayProvider
 }
 
 /** A host whose roles talk to the replay server through the usual environment variables. */
-const hostFor = (provider: ReplayProvider, roles: Record<string, unknown> = { assistant: { provider: "openai", model: "gpt-test", system_prompt: "You are helpful." } }, server: Record<string, unknown> = {}) =>
+type Roles = NonNullable<HostConfigInput["roles"]>
+type Server = NonNullable<HostConfigInput["server"]>
+
+const hostFor = (provider: ReplayProvider, roles: Roles = { assistant: { provider: "openai", model: "gpt-test", system_prompt: "You are helpful." } }, server: Server = {}) =>
   startHost({ config: { roles, server }, env: { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: provider.baseUrl } })
 
 const toolNamesSent = (provider: ReplayProvider, request: number): ReadonlyArray<string> =>
