@@ -38,7 +38,7 @@ await new Promise<void>((resolve) => plugin.listen(0, "127.0.0.1", resolve))
 const callbackUrl = `http://127.0.0.1:${(plugin.address() as AddressInfo).port}/tool_invoke`
 
 const post = async (path: string, body: unknown): Promise<Record<string, unknown>> =>
-  (await fetch(`${host.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json()
+  (await fetch(`${host.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json() as Promise<Record<string, unknown>>
 
 const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
 const registered = await post("/api/tools/register", { name: "get_weather", description: "Weather for a city", parameters, callback_url: callbackUrl, role: null, source: "weather_plugin" })

@@ -84,6 +84,23 @@ describe("POST /api/chat", () => {
     expect(result).toMatchObject({ ok: true, role: "assistant", text: "Hello there", instance_id: host.instanceId })
   })
 
+  it("a client that goes away cancels its turn: the model request is dropped, the role is free again", async () => {
+    const provider = await replay([
+      { kind: "stream", transcript: chatText("never finished"), stallAfterEvents: 1 },
+      { kind: "stream", transcript: chatText("fresh") }
+    ])
+    const host = await hostFor(provider)
+    const controller = new AbortController()
+    const response = await fetch(`${host.url}/api/chat`, { method: "POST", headers: { accept: "text/event-stream" }, body: JSON.stringify({ message: "hi" }), signal: controller.signal })
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+    let seen = ""
+    while (!seen.includes("block_delta")) seen += new TextDecoder().decode((await reader.read()).value)
+    controller.abort()
+    await provider.requests[0]?.disconnected
+    const next = await api(host, "POST", "/api/chat", { message: "again" })
+    expect(next.body).toMatchObject({ ok: true, text: "fresh" })
+  })
+
   it("DELETE /api/chat?role= forgets the conversation; unknown roles are 404, a role without a model is 503", async () => {
     const provider = await replay([{ kind: "stream", transcript: chatText("one") }])
     const host = await hostFor(provider, { assistant: { provider: "openai", model: "gpt-test" }, offline: { provider: "no-such-provider" } })

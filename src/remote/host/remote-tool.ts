@@ -44,6 +44,9 @@ export interface DispatchSettings {
 
 const clipped = (text: string, max = 200): string => quote(text, max)
 
+/** Longest last-error text kept per registration. */
+const MAX_KEPT_ERROR_CHARS = 1000
+
 /**
  * The seed's output rule (`body.output` when present, else the whole body), except that `is_error: true` is
  * honoured whether or not `output` is there: the model gets an error result carrying `error` (and the output,
@@ -90,7 +93,8 @@ export const remoteToolDefinition = (registration: RemoteRegistration, settings:
   const stats = registration.stats
   const fail = (message: string): never => {
     stats.errors++
-    stats.lastError = message
+    // Kept for the list and the status page: bounded, whatever the plugin sent.
+    stats.lastError = message.length > MAX_KEPT_ERROR_CHARS ? `${message.slice(0, MAX_KEPT_ERROR_CHARS)}… (${message.length - MAX_KEPT_ERROR_CHARS} more characters)` : message
     throw new ExecutionFailed({ message })
   }
   const dispatch = async (argumentsJson: string, args: unknown, context: ToolContext): Promise<string> => {

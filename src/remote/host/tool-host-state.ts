@@ -57,12 +57,15 @@ export interface BuiltinTool {
   readonly definition: () => readonly [import("../../tool/tool-meta.ts").ToolMeta, import("../../tool/tool.ts").Tool]
 }
 
-const invalid = (issues: ReadonlyArray<Issue>): Outcome => ({
-  status: 422,
-  body: { ok: false, error: issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`)).join("; "), issues }
-})
+/** Error texts are one readable line (a schema error or a plugin's message may carry newlines). */
+export const oneLine = (text: string): string => text.replace(/\s*[\r\n]+\s*/g, " ")
 
-const refused = (status: number, error: string, extra: Readonly<Record<string, unknown>> = {}): Outcome => ({ status, body: { ok: false, error, ...extra } })
+const invalid = (issues: ReadonlyArray<Issue>): Outcome => {
+  const lines = issues.map((issue) => ({ path: issue.path, message: oneLine(issue.message) }))
+  return { status: 422, body: { ok: false, error: lines.map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`)).join("; "), issues: lines } }
+}
+
+const refused = (status: number, error: string, extra: Readonly<Record<string, unknown>> = {}): Outcome => ({ status, body: { ok: false, error: oneLine(error), ...extra } })
 
 /** `/properties/x/type` → `.properties.x.type`, appended to the field name. */
 const pointerPath = (field: string, pointer: string): string =>
@@ -144,14 +147,14 @@ export class ToolHostState {
     for (const role of roles) {
       const undo = change(role)
       if (typeof undo === "string") {
-        report.failed.push({ role: role.name, error: undo })
+        report.failed.push({ role: role.name, error: oneLine(undo) })
         continue
       }
       const outcome = role.sync(false)
       if (outcome.state === "failed") {
         undo()
         role.sync(false)
-        report.failed.push({ role: role.name, error: outcome.error })
+        report.failed.push({ role: role.name, error: oneLine(outcome.error) })
       } else if (outcome.state === "pending") {
         report.pending.push(role.name)
       } else {
