@@ -269,3 +269,26 @@ describe("ownership", () => {
     expect((await api(host, "GET", "/api/tools")).body["roles"]).toEqual({ 小八: [], other: [] })
   })
 })
+
+describe("hostile request bodies (property)", () => {
+  it("any JSON, or any mix of the contract's fields with values of any type, is answered 200/4xx — never 500", async () => {
+    const fc = (await import("fast-check")).default
+    const host = await startHost({ config: twoRoles })
+    const field = fc.constantFrom("name", "description", "parameters", "callback_url", "role", "source", "timeout_seconds", "__proto__", "constructor")
+    const value = fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom("get_weather", CALLBACK, "小八", "", null, 30, 0.0001, 300.5, { type: "object" }))
+    const body = fc.oneof(fc.jsonValue({ maxDepth: 5 }).map((v) => JSON.stringify(v)), fc.dictionary(field, value, { maxKeys: 7 }).map((v) => JSON.stringify(v)), fc.string())
+    const path = fc.constantFrom("/api/tools/register", "/api/tools/unregister", "/api/tools/clear", "/api/chat")
+    await fc.assert(
+      fc.asyncProperty(path, body, async (target, text) => {
+        const response = await fetch(`${host.url}${target}`, { method: "POST", headers: { "content-type": "application/json" }, body: text })
+        const answer = (await response.json()) as { ok: boolean; instance_id: string; error?: string }
+        expect([200, 403, 404, 409, 413, 422, 429, 503]).toContain(response.status)
+        expect(answer.instance_id).toBe(host.instanceId)
+        if (response.status !== 200) expect(answer.error).toMatch(/^[^\n]+$/)
+      }),
+      { numRuns: 150 }
+    )
+    expect(host.logs).toEqual([])
+    expect((await api(host, "GET", "/api/health")).status).toBe(200)
+  })
+})
