@@ -239,11 +239,16 @@ describe("ownership", () => {
     expect(names).toEqual(["b"])
   })
 
-  it("an unknown token is refused (409) and registers nothing", async () => {
+  it("a token this host never issued (one from before a restart) counts as none", async () => {
     const host = await startHost()
-    const r = await register(host, {}, "not-a-token")
-    expect(r.status).toBe(409)
-    expect((await api(host, "GET", "/api/tools")).body["roles"]).toEqual({ default: [] })
+    const fresh = await register(host, {}, "token-from-a-previous-instance")
+    expect(fresh.body).toMatchObject({ ok: true, source: "my_plugin", registrant_token: expect.any(String) })
+    const token = fresh.body["registrant_token"] as string
+    expect((await register(host, {}, token)).status).toBe(200)
+    // Once claimed, a stale token is as good as none: refused.
+    const stale = await register(host, {}, "token-from-a-previous-instance")
+    expect(stale.status).toBe(409)
+    expect(stale.body["error"]).toBe(`source "my_plugin" is claimed; present its registrant token`)
   })
 
   it("concurrent register / unregister storms on one name leave one consistent state", async () => {

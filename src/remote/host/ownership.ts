@@ -40,20 +40,21 @@ export class Ownership {
    * the same or absent), else the named source unless it is claimed.
    */
   actor(named: string | undefined, token: string | undefined, fallback: string): Actor {
-    if (token !== undefined) {
-      const source = this.#sourceOfToken(token)
-      if (source === undefined) return { ok: false, status: 409, error: "registrant token is not known to this host (it may have restarted; register again without it)" }
+    // A token this host never issued (typically one from before a restart) counts as no token: it can only ever
+    // do what a token-less request may, so a plugin re-registering after a restart is not refused for it.
+    const source = token === undefined ? undefined : this.#sourceOfToken(token)
+    if (source !== undefined) {
       if (named !== undefined && named !== source) {
         return { ok: false, status: 409, error: `registrant token belongs to source "${source}", not "${named}"` }
       }
       return { ok: true, source, token: true }
     }
-    const source = named ?? fallback
-    if (source === BUILTIN_SOURCE) return { ok: false, status: 403, error: `source "${BUILTIN_SOURCE}" is reserved for the host's own tools` }
-    if (this.#sources.get(source)?.claimed === true) {
-      return { ok: false, status: 409, error: `source "${source}" is claimed; present its registrant token` }
+    const acting = named ?? fallback
+    if (acting === BUILTIN_SOURCE) return { ok: false, status: 403, error: `source "${BUILTIN_SOURCE}" is reserved for the host's own tools` }
+    if (this.#sources.get(acting)?.claimed === true) {
+      return { ok: false, status: 409, error: `source "${acting}" is claimed; present its registrant token` }
     }
-    return { ok: true, source, token: false }
+    return { ok: true, source: acting, token: false }
   }
 
   /** Whether an actor may change a tool owned by `owner` (a tool without token protection is open to its own source). */
