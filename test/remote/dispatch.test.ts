@@ -197,3 +197,54 @@ describe("callback dispatch", () => {
     expect(results).toEqual(cities.map((c) => c.toUpperCase()))
   })
 })
+
+describe("remote tools inside a Worker, through a real provider stream", () => {
+  it("run in parallel, pass through hooks, and each call gets exactly one result", async () => {
+    const { createLlmClient, PreToolCall, PostToolCall } = await import("../../src/index.ts")
+    const { startReplayProvider } = await import("../../src/testing/index.ts")
+    const { loadTranscript } = await import("../support/sse-fixtures.ts")
+    const replay = await startReplayProvider({
+      scheme: "openai-chat",
+      script: [
+        { kind: "stream", transcript: loadTranscript("openai-chat", "parallel-tool-calls") },
+        { kind: "stream", transcript: loadTranscript("openai-chat", "text") }
+      ]
+    })
+    try {
+      // Each callback waits until both have arrived: only parallel dispatch lets either answer.
+      let arrived = 0
+      let bothArrived!: () => void
+      const both = new Promise<void>((resolve) => (bothArrived = resolve))
+      const server = await startCallbackServer(async (_req, res, body) => {
+        if (++arrived === 2) bothArrived()
+        await both
+        const { name, arguments: args } = JSON.parse(body) as { name: string; arguments: Record<string, string> }
+        json(res, 200, { output: `${name}:${JSON.stringify(args)}` })
+      })
+      const client = createLlmClient({ provider: "openai", model: "m", apiKey: "k", baseUrl: replay.baseUrl, retry: { maxRetries: 0 } })
+      const worker = Worker.create({ client })
+      const weatherSchema = { type: "object", properties: { city: { type: "string" }, unit: { type: "string" } }, required: ["city"] }
+      const filesSchema = { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
+      for (const [name, schema] of [["get_weather", weatherSchema], ["files.read", filesSchema]] as const) {
+        worker.registerTool(remoteToolDefinition(registration(server.url, { name, parameters: schema, codec: makeArgumentCodec(jsonSchema(schema)) as RemoteRegistration["codec"] }), { instanceId: "i", maxResponseBytes: 1 << 20, onConnectionFailure: () => undefined }))
+      }
+      const seen: Array<string> = []
+      worker.addHook("PreToolCall", ({ call }) => {
+        seen.push(`pre ${call.name}`)
+        return call.name === "get_weather" ? PreToolCall.rewriteArguments('{"city":"Paris, FR","unit":"c"}') : PreToolCall.continue()
+      })
+      worker.addHook("PostToolCall", ({ call, result }) => PostToolCall.rewriteResult(`${result.output} [seen by PostToolCall for ${call.name}]`))
+      const result = await worker.run("weather and notes?")
+      const outputs = result.items.filter((item) => item.type === "function_call_output")
+      expect(outputs).toHaveLength(2)
+      expect(outputs.map((o) => (o as { output: string }).output)).toEqual([
+        'get_weather:{"city":"Paris, FR","unit":"c"} [seen by PostToolCall for get_weather]',
+        'files.read:{"path":"notes.txt"} [seen by PostToolCall for files.read]'
+      ])
+      expect(seen).toEqual(["pre get_weather", "pre files.read"])
+      expect(server.calls).toHaveLength(2)
+    } finally {
+      await replay.close()
+    }
+  })
+})

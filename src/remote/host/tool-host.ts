@@ -112,9 +112,10 @@ export const startToolHost = async (options: ToolHostOptions = {}): Promise<Tool
   const host = options.host ?? config.server.host
   const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, accessKey, version: packageVersion(), log }, host)
   const server = createAdaptorServer({ fetch: app.fetch }) as Server
-  // Slow or idle clients cannot hold sockets forever.
+  // Slow or idle clients cannot hold sockets forever: the whole request (headers and body) must arrive within
+  // 30 s; the answer may take as long as the turn does.
   server.headersTimeout = 10_000
-  server.requestTimeout = 0
+  server.requestTimeout = 30_000
   server.keepAliveTimeout = 5_000
   const port = portFrom(options, config, env)
   await new Promise<void>((resolve, reject) => {
