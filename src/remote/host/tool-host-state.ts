@@ -5,6 +5,7 @@ import type { JsonSchema } from "../../schema/json-schema.ts"
 import { jsonSchema } from "../../schema/sources/raw.ts"
 import { type ToolDialect, wireSpelling } from "../../schema/tool-names.ts"
 import { describeThrown } from "../../tool/describe-thrown.ts"
+import type { ToolDefinition } from "../../tool/tool.ts"
 import { BUILTIN_SOURCE, DEFAULT_SOURCE } from "../wire.ts"
 import { checkCallbackUrl } from "./callback-url.ts"
 import type { HostConfig } from "./config.ts"
@@ -54,7 +55,7 @@ export interface BuiltinTool {
   readonly name: string
   readonly description: string
   readonly parameters: JsonSchema
-  readonly definition: () => readonly [import("../../tool/tool-meta.ts").ToolMeta, import("../../tool/tool.ts").Tool]
+  readonly definition: ToolDefinition
 }
 
 /** Error texts are one readable line (a schema error or a plugin's message may carry newlines). */
