@@ -3,7 +3,6 @@ import { USAGE, parseCommand } from "./args.ts"
 import { runChat } from "./chat.ts"
 import { CliError } from "./cli-error.ts"
 import { runDemo } from "./demo.ts"
-import { runServe } from "./serve.ts"
 import { Terminal } from "./terminal.ts"
 
 /** Never throws itself: a thrown value's getters and `toString` may be anything. */
@@ -30,8 +29,11 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         return 0
       case "chat":
         return await runChat(command)
-      case "serve":
+      case "serve": {
+        // Loaded only for `serve`: the HTTP server, YAML and config schemas would slow every other command's start.
+        const { runServe } = await import("./serve.ts")
         return await runServe(command)
+      }
     }
   } catch (thrown) {
     if (thrown instanceof CliError) {
