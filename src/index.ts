@@ -61,7 +61,7 @@ export { Tool } from "./tool/tool-namespace.ts"
 // Tool server.
 export { ToolServer, ToolServerHandle } from "./tool-server/tool-server.ts"
 export type { CallToolOptions } from "./tool-server/tool-server.ts"
-export type { RegistrationReport } from "./tool-server/registration.ts"
+export type { RegistrationReport, ToolChanges, ToolChangeReport } from "./tool-server/registration.ts"
 export {
   DuplicateName,
   RegistrationFailed,

@@ -12,6 +12,7 @@ export type Command =
   | { readonly kind: "help" }
   | ({ readonly kind: "chat"; readonly system?: string; readonly root?: string } & ConnectionFlags)
   | { readonly kind: "demo"; readonly provider?: string; readonly showRequests: boolean }
+  | { readonly kind: "serve"; readonly config?: string; readonly port?: number; readonly host?: string }
 
 export const USAGE = `Usage:
   llm-worker demo [--provider <name>] [--show-requests]
@@ -22,6 +23,10 @@ export const USAGE = `Usage:
       Chats with a model in the terminal, with the tools clock, calculator and read_file
       (read_file sees only --root, default: the current folder). Ctrl-C cancels the current
       answer; Ctrl-C twice at the prompt, Ctrl-D or /exit quits.
+  llm-worker serve [--config <file>] [--port <port>] [--host <address>]
+      Runs the tool host: one Worker per role from the config (llm-worker.yaml when present),
+      plugins in other processes register tools over HTTP. Port: --port, else MAIN_SERVER_PORT,
+      else 48911 (0 picks a free one); bound to 127.0.0.1. Prints one line when ready.
   llm-worker --help
 
 Providers: ${providerNames.join(", ")}
@@ -38,6 +43,14 @@ const CHAT_OPTIONS = {
 } as const
 
 const DEMO_OPTIONS = { provider: { type: "string" }, "show-requests": { type: "boolean" } } as const
+
+const SERVE_OPTIONS = { config: { type: "string" }, port: { type: "string" }, host: { type: "string" } } as const
+
+const portFlag = (text: string | undefined): number | undefined => {
+  if (text === undefined) return undefined
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw usageError(`serve: --port must be 0-65535, got ${JSON.stringify(text.slice(0, 40))}`)
+  return Number(text)
+}
 
 /** Runs node's parser, turning its complaints (unknown flag, missing value) into usage errors. */
 const parsing = <T>(command: string, parse: () => T): T => {
@@ -68,6 +81,16 @@ export const parseCommand = (argv: ReadonlyArray<string>): Command => {
     case "demo": {
       const { values } = parsing("demo", () => parseArgs({ args: rest, options: DEMO_OPTIONS, strict: true, allowPositionals: false }))
       return { kind: "demo", showRequests: values["show-requests"] === true, ...(values.provider === undefined ? {} : { provider: values.provider }) }
+    }
+    case "serve": {
+      const { values } = parsing("serve", () => parseArgs({ args: rest, options: SERVE_OPTIONS, strict: true, allowPositionals: false }))
+      const port = portFlag(values.port)
+      return {
+        kind: "serve",
+        ...(values.config === undefined ? {} : { config: values.config }),
+        ...(port === undefined ? {} : { port }),
+        ...(values.host === undefined ? {} : { host: values.host })
+      }
     }
     case undefined:
       throw usageError("no command given")

@@ -29,6 +29,11 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         return 0
       case "chat":
         return await runChat(command)
+      case "serve": {
+        // Loaded only for `serve`: the HTTP server, YAML and config schemas would slow every other command's start.
+        const { runServe } = await import("./serve.ts")
+        return await runServe(command)
+      }
     }
   } catch (thrown) {
     if (thrown instanceof CliError) {

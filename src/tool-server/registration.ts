@@ -56,15 +56,22 @@ const dialectOf = (target: LintTarget): ToolDialect => (target === "gemini-subse
 
 /**
  * Two tools must not share a provider spelling (`a.b` and `a_b` both become `a_b` on OpenAI). Checked against
- * the registered set incrementally, so registering tools one by one stays linear.
+ * the registered set incrementally, so registering tools one by one stays linear. Names in `leaving` (replaced
+ * or removed by the same change) do not count as taken.
  */
-const checkWireCollisions = (registry: ToolRegistry, batch: ReadonlyArray<ToolEntry>, targets: ReadonlyArray<LintTarget>): void => {
+const checkWireCollisions = (
+  registry: ToolRegistry,
+  batch: ReadonlyArray<ToolEntry>,
+  targets: ReadonlyArray<LintTarget>,
+  leaving: ReadonlySet<string>
+): void => {
   for (const dialect of new Set(targets.map(dialectOf))) {
     const taken = registry.wireNames(dialect)
     const inBatch = new Map<string, string>()
     for (const { meta } of batch) {
       const wire = wireSpelling(meta.name, dialect)
-      const owner = taken.get(wire) ?? inBatch.get(wire)
+      const registered = taken.get(wire)
+      const owner = (registered !== undefined && !leaving.has(registered) ? registered : undefined) ?? inBatch.get(wire)
       if (owner !== undefined) {
         throw new RegistrationFailed({
           toolName: meta.name,
@@ -76,32 +83,58 @@ const checkWireCollisions = (registry: ToolRegistry, batch: ReadonlyArray<ToolEn
   }
 }
 
+/** One change to a tool set, applied all-or-nothing. */
+export interface ToolChanges {
+  /** Tools to add; with `replace`, a tool of the same name already registered is replaced instead of refused. */
+  readonly add?: Iterable<ToolDefinition>
+  /** Names to remove; a name that is not registered is reported in `notFound`, not an error. */
+  readonly remove?: Iterable<string>
+  /** Whether `add` may replace registered tools of the same name (default false: `DuplicateName`). */
+  readonly replace?: boolean
+}
+
+export interface ToolChangeReport extends RegistrationReport {
+  /** Names that were registered before this change and are not any more (replaced names are not listed). */
+  readonly removed: ReadonlyArray<string>
+  /** Names of `add` that replaced a registered tool. */
+  readonly replaced: ReadonlyArray<string>
+  /** Names of `remove` that were not registered. */
+  readonly notFound: ReadonlyArray<string>
+}
+
 /**
- * Registers a batch all-or-nothing: every factory runs exactly once, here; any failure (a throwing factory, a
- * duplicate name, a lint error for a target provider) registers nothing. Internal: reachable only through
- * `MutableWorker.registerTool(s)`, never from the package's public surface.
+ * Applies a change set all-or-nothing: every factory runs exactly once, here; any failure (a throwing factory, a
+ * duplicate name, a lint error for a target provider, a provider-spelling collision) changes nothing. Internal:
+ * reachable only through the Worker's Mutable methods, never from the package's public surface.
  */
-export const registerDefinitions = (
-  handle: ToolServerHandle,
-  definitions: Iterable<ToolDefinition>,
-  options?: RegistrationOptions
-): RegistrationReport => {
+export const applyToolChanges = (handle: ToolServerHandle, changes: ToolChanges, options?: RegistrationOptions): ToolChangeReport => {
   const registry = registryOf(handle)
   const targets = options?.lintTargets ?? ALL_TARGETS
+  const replace = changes.replace === true
+  const removing = new Set<string>()
+  const notFound: Array<string> = []
+  for (const name of changes.remove ?? []) {
+    if (typeof name !== "string") throw new TypeError("a tool name to remove must be a string")
+    if (registry.entries.has(name)) removing.add(name)
+    else if (!notFound.includes(name)) notFound.push(name)
+  }
   const batch: Array<ToolEntry> = []
   const seen = new Set<string>()
   const warnings: Array<SchemaLint> = []
-  for (const definition of definitions) {
+  const replaced: Array<string> = []
+  for (const definition of changes.add ?? []) {
     if (typeof definition !== "function") {
       throw new RegistrationFailed({ toolName: undefined, message: "a tool definition must be a factory function" })
     }
     const entry = instantiate(definition)
     const name = entry.meta.name
-    if (registry.entries.has(name)) {
-      throw new DuplicateName({ toolName: name, message: `tool ${quote(name)} is already registered` })
-    }
+    const existed = registry.entries.has(name)
+    const registered = existed && !removing.has(name)
     if (seen.has(name)) {
       throw new DuplicateName({ toolName: name, message: `tool ${quote(name)} appears twice in this batch; nothing was registered` })
+    }
+    if (registered && !replace) {
+      throw new DuplicateName({ toolName: name, message: `tool ${quote(name)} is already registered` })
     }
     const findings = lintToolSpec(entry.spec, { targets })
     const errors = findings.filter((finding) => finding.severity === "error")
@@ -113,10 +146,26 @@ export const registerDefinitions = (
       })
     }
     for (const finding of findings) warnings.push(finding)
+    if (existed) replaced.push(name)
     seen.add(name)
     batch.push(entry)
   }
-  checkWireCollisions(registry, batch, targets)
-  registry.commit(batch)
-  return { registered: batch.map((entry) => entry.spec), warnings }
+  const leaving = new Set([...removing, ...replaced])
+  checkWireCollisions(registry, batch, targets, leaving)
+  const removed = [...removing].filter((name) => !seen.has(name))
+  if (batch.length > 0 || removing.size > 0) registry.commit(batch, removing)
+  return { registered: batch.map((entry) => entry.spec), warnings, removed, replaced, notFound }
+}
+
+/**
+ * Registers a batch all-or-nothing (`applyToolChanges` with additions only and no replacement). Internal:
+ * reachable only through `MutableWorker.registerTool(s)`, never from the package's public surface.
+ */
+export const registerDefinitions = (
+  handle: ToolServerHandle,
+  definitions: Iterable<ToolDefinition>,
+  options?: RegistrationOptions
+): RegistrationReport => {
+  const { registered, warnings } = applyToolChanges(handle, { add: definitions }, options)
+  return { registered, warnings }
 }

@@ -63,7 +63,12 @@ export class ToolRegistry {
     return names
   }
 
-  commit(batch: ReadonlyArray<ToolEntry>): void {
+  /** Applies one change set: `removed` names leave first, then `batch` is added (replacing same-named entries). */
+  commit(batch: ReadonlyArray<ToolEntry>, removed: Iterable<string> = []): void {
+    for (const name of removed) {
+      if (!this.entries.delete(name)) continue
+      for (const [dialect, names] of this.wire) names.delete(wireSpelling(name, dialect))
+    }
     for (const entry of batch) {
       this.entries.set(entry.meta.name, entry)
       for (const [dialect, names] of this.wire) names.set(wireSpelling(entry.meta.name, dialect), entry.meta.name)

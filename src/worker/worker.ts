@@ -7,7 +7,13 @@ import type { ArgumentSchema, InferArguments } from "../schema/codec.ts"
 import { lintHostedTools } from "../llm/hosted-tools.ts"
 import { LlmConfigError } from "../llm/llm-error.ts"
 import type { ToolDefinition } from "../tool/tool.ts"
-import { type RegistrationReport, registerDefinitions } from "../tool-server/registration.ts"
+import {
+  type RegistrationReport,
+  type ToolChangeReport,
+  type ToolChanges,
+  applyToolChanges,
+  registerDefinitions
+} from "../tool-server/registration.ts"
 import { ToolServer, type ToolServerHandle } from "../tool-server/tool-server.ts"
 import { type LockedPrefix, takeLock } from "./cache-lock.ts"
 import { RunControl } from "./cancellation.ts"
@@ -357,6 +363,31 @@ export class MutableWorker extends WorkerBase {
     return registerDefinitions(core.tools, definitions, { lintTargets: [core.client.toolLintTarget ?? core.client.scheme] })
   }
 
+  /**
+   * Registers a tool, replacing a registered tool of the same name (a hot schema update). The new factory runs
+   * now; calls already running keep the instance they started with. Linted like `registerTool`; on failure the
+   * old tool stays.
+   */
+  replaceTool(definition: ToolDefinition): ToolChangeReport {
+    return this.updateTools({ add: [definition], replace: true })
+  }
+
+  /** Removes a tool; true when it was registered. Calls already running finish with the instance they started with. */
+  unregisterTool(name: string): boolean {
+    return this.updateTools({ remove: [name] }).removed.length > 0
+  }
+
+  /**
+   * Adds, replaces and removes tools in one all-or-nothing change (removals first, so a batch may remove `a.b`
+   * and add `a_b`). Throws `DuplicateName` (an added name already registered, without `replace`) or
+   * `RegistrationFailed` and changes nothing on failure. Any change bumps the tool-set version, which a worker
+   * locked on the same server detects before its next request.
+   */
+  updateTools(changes: ToolChanges): ToolChangeReport {
+    const core = this.idle("updateTools")
+    return applyToolChanges(core.tools, changes, { lintTargets: [core.client.toolLintTarget ?? core.client.scheme] })
+  }
+
   /** The system prompt of the next requests (`undefined` for none). */
   setSystemPrompt(prompt: string | undefined): void {
     this.idle("setSystemPrompt").systemPrompt = prompt
@@ -456,7 +487,7 @@ export class CacheLockedWorker extends WorkerBase {
 }
 
 // Behind the types: plain JS (or a cast) calling a Mutable-only method on a locked worker gets a typed error.
-for (const method of ["registerTool", "registerTools", "setSystemPrompt", "setConfig", "setHistory", "pushItem", "truncateHistory", "lock"]) {
+for (const method of ["registerTool", "registerTools", "replaceTool", "unregisterTool", "updateTools", "setSystemPrompt", "setConfig", "setHistory", "pushItem", "truncateHistory", "lock"]) {
   Object.defineProperty(CacheLockedWorker.prototype, method, {
     value(this: CacheLockedWorker) {
       throw new WorkerLocked({ method, message: `${method}() is not available while cache-locked; unlock() first` })

@@ -129,6 +129,15 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "resume: finished | pending: false | ran: list_files",
     "outputs in model order: call_list_files,call_delete_files,call_ping"
   ],
+  "remote-tools.ts": [
+    "host ready: true",
+    'registered: true roles: ["assistant"] token issued: true',
+    "refused: callback_url: host 169.254.169.254 is not a loopback address (127.0.0.0/8)",
+    'plugin got get_weather({"city":"Tokyo"}) call_1, signature ok: true',
+    "answer: Sunny in Tokyo, 22 °C.",
+    'tool calls: [{"name":"get_weather","call_id":"call_1","status":"ok","output":"{\\"city\\":\\"Tokyo\\",\\"temp_c\\":22,\\"sky\\":\\"sunny\\"}"}]',
+    'cleared: ["get_weather"]'
+  ],
   "worker-cache-lock.ts": [
     /^state: cache-locked \| locked items: 1 \| locked bytes: \d+$/,
     "old object: StaleWorker",

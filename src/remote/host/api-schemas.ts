@@ -1,0 +1,93 @@
+import { z } from "zod"
+
+/**
+ * The request bodies of the host's API. These schemas validate every request and are the source of
+ * `GET /openapi.json`, so the document cannot drift from what the host accepts. Objects are closed: an unknown
+ * key is a 422 naming it.
+ */
+
+const roleField = z.string().max(64, "a role name is at most 64 characters").nullable().optional().describe("A role name; null, absent or \"\" means every role")
+
+export const RegisterBody = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, "a tool name is 1-64 characters of [A-Za-z0-9_.-]")
+      .describe("Tool name shown to the model"),
+    description: z.string().max(16 * 1024).nullable().optional().describe("What the tool does, for the model"),
+    parameters: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .optional()
+      .describe("JSON Schema of the arguments (an object schema); no arguments when absent. Linted against every provider"),
+    callback_url: z.string().min(1).max(2048).describe("Loopback URL the host POSTs calls to"),
+    role: roleField,
+    source: z.string().min(1).max(128).regex(/^[^\p{C}]+$/u, "a source must not contain control characters").nullable().optional().describe("Owner tag; \"external\" when absent"),
+    timeout_seconds: z.number().gt(0).lte(300).nullable().optional().describe("Total deadline per call, in (0, 300]; 30 when absent")
+  })
+  .describe("POST /api/tools/register")
+
+export const UnregisterBody = z.strictObject({
+  name: z.string().min(1).max(64),
+  role: roleField
+})
+
+export const ClearBody = z.strictObject({
+  role: roleField,
+  source: z.string({ error: "source is required" }).min(1, "source must be at least 1 character").max(128)
+})
+
+export const ChatBody = z.strictObject({
+  role: roleField.describe("The role to talk to; the default role when null or absent"),
+  message: z.string().min(1, "message must not be empty").max(1024 * 1024)
+})
+
+const Issue = z.object({ path: z.string(), message: z.string() })
+const FailedRole = z.object({ role: z.string(), error: z.string() })
+const Instance = { instance_id: z.string().describe("New on every host start; also in the x-llm-worker-instance header") }
+
+export const ErrorResponse = z.object({ ok: z.literal(false), error: z.string(), issues: z.array(Issue).optional(), ...Instance })
+
+const RoleChanges = {
+  affected_roles: z.array(z.string()).describe("Roles where the change is in effect now"),
+  pending_roles: z.array(z.string()).describe("Roles where it applies at the next turn boundary (busy or cache-locked)"),
+  failed_roles: z.array(FailedRole)
+}
+
+export const RegisterResponse = z.object({
+  ok: z.boolean(),
+  registered: z.string(),
+  ...RoleChanges,
+  callback_secret: z.string().optional().describe("HMAC key of this registration's callback signatures"),
+  registrant_token: z.string().optional().describe("Issued once, on the first registration of a source"),
+  source: z.string().optional(),
+  ...Instance
+})
+
+export const UnregisterResponse = z.object({ ok: z.boolean(), unregistered: z.string(), ...RoleChanges, ...Instance })
+export const ClearResponse = z.object({ ok: z.boolean(), cleared: z.array(z.string()), source: z.string(), ...RoleChanges, ...Instance })
+
+const ListedTool = z.object({
+  name: z.string(),
+  description: z.string(),
+  parameters: z.record(z.string(), z.unknown()),
+  source: z.string(),
+  timeout_seconds: z.number().nullable(),
+  callback_host: z.string().nullable(),
+  state: z.enum(["active", "pending"]),
+  calls: z.number().optional(),
+  errors: z.number().optional(),
+  last_error: z.string().nullable().optional()
+})
+
+export const ListResponse = z.object({ ok: z.literal(true), roles: z.record(z.string(), z.array(ListedTool)), evictions: z.array(z.record(z.string(), z.unknown())), ...Instance })
+export const HealthResponse = z.object({ ok: z.literal(true), roles: z.array(z.string()), ...Instance })
+
+export const ChatResponse = z.object({
+  ok: z.literal(true),
+  role: z.string(),
+  text: z.string(),
+  tool_calls: z.array(z.object({ name: z.string(), call_id: z.string(), status: z.string(), output: z.string() })),
+  usage: z.record(z.string(), z.number()),
+  ...Instance
+})

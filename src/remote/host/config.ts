@@ -1,0 +1,177 @@
+import { readFile, stat } from "node:fs/promises"
+import { parseDocument } from "yaml"
+import { z } from "zod"
+
+/**
+ * `llm-worker.yaml`, decoded with a schema: every object is closed (an unknown key is an error naming it, so a
+ * misspelt `sytem_prompt` cannot silently do nothing), every value has one type (no "false" read as true), and
+ * every limit of the host is a key here with its default. The sections `plugins`, `auxiliary` and `llm` belong
+ * to the plugin-LLM layer: accepted and handed over as they are, not validated here.
+ */
+
+/** Name of the one role a host has when the config names none. */
+export const DEFAULT_ROLE_NAME = "default"
+/** Largest config file read, in bytes. */
+export const MAX_CONFIG_BYTES = 1024 * 1024
+
+/** Role names are what the seed's clients send (`"小八"`): any printable text, 1-64 characters. */
+const roleName = z
+  .string()
+  .min(1, "a role name must not be empty")
+  .max(64, "a role name is at most 64 characters")
+  .regex(/^[^\p{C}]+$/u, "a role name must not contain control characters")
+
+const RoleConfigSchema = z.strictObject({
+  /** The role's system prompt. */
+  system_prompt: z.string().max(256 * 1024).optional(),
+  /** A built-in provider name (`openai`, `anthropic`, `gemini`, `ollama`, …); else LLM_WORKER_PROVIDER or the first API key set. */
+  provider: z.string().min(1).optional(),
+  /** The model; else LLM_WORKER_MODEL. */
+  model: z.string().min(1).optional(),
+  /** Overrides the provider's base URL (and its environment variable, e.g. OPENAI_BASE_URL). */
+  base_url: z.string().min(1).optional(),
+  /**
+   * Keep the role's Worker cache-locked between turns: tool changes then apply at the next turn boundary (one
+   * prompt-cache miss), reported as pending until then. See docs/decisions/0047.
+   */
+  cache_lock: z.boolean().default(false),
+  /** Model requests per chat turn. */
+  max_turns: z.int().min(1).max(256).default(16)
+})
+
+const ServerConfigSchema = z.strictObject({
+  /** Interface to bind. Callers are still gated to loopback peers, whatever is bound. */
+  host: z.string().min(1).default("127.0.0.1"),
+  /** Port; `--port`, then MAIN_SERVER_PORT, then 48911 when absent. 0 picks a free port. */
+  port: z.int().min(0).max(65535).optional(),
+  /** Name of the environment variable holding the access key every request must present (none: no key). */
+  access_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name").optional(),
+  /** Largest request body, in bytes. */
+  max_body_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  /** Largest callback response body read, in bytes; a larger body is cut off and reported as an error result. */
+  max_callback_response_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  /** Consecutive connection failures after which a callback's tool is evicted. */
+  evict_after_connection_failures: z.int().min(1).max(10_000).default(3),
+  /** Tools one role may hold (remote and built-in). */
+  max_tools_per_role: z.int().min(1).max(4096).default(256),
+  /** Distinct sources (owners) the host keeps at once. */
+  max_sources: z.int().min(1).max(65_536).default(1024),
+  /** Chat turns waiting for a busy role before further ones get 429. */
+  max_queued_chats: z.int().min(0).max(1024).default(8)
+})
+
+export const HostConfigSchema = z
+  .strictObject({
+    server: ServerConfigSchema.default(ServerConfigSchema.parse({})),
+    roles: z.record(roleName, RoleConfigSchema).optional(),
+    /** The role `POST /api/chat` uses when `role` is null or absent; the first role when not set. */
+    default_role: roleName.optional(),
+    plugins: z.unknown().optional(),
+    auxiliary: z.unknown().optional(),
+    llm: z.unknown().optional()
+  })
+  .superRefine((config, context) => {
+    const names = Object.keys(config.roles ?? {})
+    if (config.default_role !== undefined && !names.includes(config.default_role)) {
+      context.addIssue({
+        code: "custom",
+        path: ["default_role"],
+        message: names.length === 0 ? `default_role "${config.default_role}" names a role, but no roles are configured` : `default_role "${config.default_role}" is not one of the roles: ${names.join(", ")}`
+      })
+    }
+  })
+
+export type RoleConfig = z.output<typeof RoleConfigSchema>
+export type ServerConfig = z.output<typeof ServerConfigSchema>
+/** The config as written (what `startToolHost({ config })` accepts): every key optional where it has a default. */
+export type HostConfigInput = z.input<typeof HostConfigSchema>
+
+/** The decoded config: defaults filled in, at least one role. */
+export interface HostConfig {
+  readonly server: ServerConfig
+  readonly roles: Readonly<Record<string, RoleConfig>>
+  readonly defaultRole: string
+  /** Sections owned by the plugin-LLM layer, handed over undecoded. */
+  readonly plugins: unknown
+  readonly auxiliary: unknown
+  readonly llm: unknown
+}
+
+/** A config that cannot be used; `issues` name each field (`roles.小八.model`) and what is wrong with it. */
+export class HostConfigError extends Error {
+  override readonly name = "HostConfigError"
+  readonly issues: ReadonlyArray<{ readonly path: string; readonly message: string }>
+
+  constructor(source: string, issues: ReadonlyArray<{ readonly path: string; readonly message: string }>) {
+    super(`${source}: ${issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path}: ${issue.message}`)).join("; ")}`)
+    this.issues = issues
+  }
+}
+
+/** Dotted path of a zod issue (`roles.小八.model`). */
+export const issuePath = (path: ReadonlyArray<PropertyKey>): string => path.map((key) => String(key)).join(".")
+
+/** zod's issues in one readable line each; an unknown key names itself in the path. */
+export const readableIssues = (error: z.ZodError): ReadonlyArray<{ readonly path: string; readonly message: string }> =>
+  error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ({ path: issuePath([...issue.path, key]), message: "unknown key" }))
+      : [{ path: issuePath(issue.path), message: issue.message }]
+  )
+
+/** Decodes an already-parsed config value (from YAML, JSON or code). */
+export const decodeHostConfig = (value: unknown, source = "config"): HostConfig => {
+  const parsed = HostConfigSchema.safeParse(value ?? {})
+  if (!parsed.success) throw new HostConfigError(source, readableIssues(parsed.error))
+  const config = parsed.data
+  const roles: Record<string, RoleConfig> =
+    config.roles === undefined || Object.keys(config.roles).length === 0
+      ? { [DEFAULT_ROLE_NAME]: RoleConfigSchema.parse({}) }
+      : { ...config.roles }
+  return {
+    server: config.server,
+    roles,
+    defaultRole: config.default_role ?? (Object.keys(roles)[0] as string),
+    plugins: config.plugins,
+    auxiliary: config.auxiliary,
+    llm: config.llm
+  }
+}
+
+/** Decodes YAML text: syntax errors name their line and column; anchors and aliases are bounded. */
+export const parseHostConfig = (text: string, source = "llm-worker.yaml"): HostConfig => {
+  if (Buffer.byteLength(text, "utf8") > MAX_CONFIG_BYTES) throw new HostConfigError(source, [{ path: "", message: `larger than ${MAX_CONFIG_BYTES} bytes` }])
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true })
+  if (document.errors.length > 0) {
+    throw new HostConfigError(
+      source,
+      document.errors.slice(0, 5).map((error) => {
+        const at = error.linePos?.[0]
+        // The library's message repeats the position and quotes the source after it: the first clause is enough.
+        const message = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "")
+        return { path: "", message: `${at === undefined ? "" : `line ${at.line}, column ${at.col}: `}${message}` }
+      })
+    )
+  }
+  let value: unknown
+  try {
+    value = document.toJS({ maxAliasCount: 100 })
+  } catch (thrown) {
+    throw new HostConfigError(source, [{ path: "", message: thrown instanceof Error ? thrown.message : String(thrown) }])
+  }
+  return decodeHostConfig(value, source)
+}
+
+/**
+ * Reads and decodes a config file. A missing file is an error only when it was named explicitly (`required`);
+ * the default `llm-worker.yaml` may be absent, and then the host has one default role.
+ */
+export const loadHostConfig = async (path: string, required: boolean): Promise<HostConfig> => {
+  const found = await stat(path).catch(() => undefined)
+  if (found === undefined) {
+    if (required) throw new HostConfigError(path, [{ path: "", message: "no such file" }])
+    return decodeHostConfig({}, path)
+  }
+  if (found.size > MAX_CONFIG_BYTES) throw new HostConfigError(path, [{ path: "", message: `larger than ${MAX_CONFIG_BYTES} bytes` }])
+  return parseHostConfig(await readFile(path, "utf8"), path)
+}

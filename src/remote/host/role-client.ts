@@ -1,0 +1,41 @@
+import type { LlmClient } from "../../llm/client.ts"
+import { createLlmClient } from "../../llm/llm-client.ts"
+import { providerNames, providers } from "../../llm/providers/registry.ts"
+import type { RoleConfig } from "./config.ts"
+
+type Env = Readonly<Record<string, string | undefined>>
+
+/** A role's model client, or why it has none (the role still holds tools; its chat answers 503 with the reason). */
+export type RoleClient = { readonly ok: true; readonly client: LlmClient } | { readonly ok: false; readonly problem: string }
+
+/** Which hosted provider an API key in the environment selects, in order of preference. */
+const KEY_TO_PROVIDER: ReadonlyArray<readonly [string, string]> = [
+  ["OPENAI_API_KEY", "openai"],
+  ["ANTHROPIC_API_KEY", "anthropic"],
+  ["GEMINI_API_KEY", "gemini"],
+  ["GOOGLE_API_KEY", "gemini"]
+]
+
+const present = (env: Env, name: string): string | undefined => {
+  const value = env[name]?.trim()
+  return value === undefined || value === "" ? undefined : value
+}
+
+/**
+ * The client for one role: provider and model from the role's config, else LLM_WORKER_PROVIDER / LLM_WORKER_MODEL,
+ * else the provider whose API key is set; keys and base URLs from the provider's usual variables (OPENAI_API_KEY,
+ * OPENAI_BASE_URL, ANTHROPIC_API_KEY, …) unless the role sets `base_url`.
+ */
+export const roleClient = (role: RoleConfig, env: Env): RoleClient => {
+  const name = role.provider ?? present(env, "LLM_WORKER_PROVIDER") ?? KEY_TO_PROVIDER.find(([key]) => present(env, key) !== undefined)?.[1]
+  if (name === undefined) return { ok: false, problem: "no provider configured: set provider in the role, LLM_WORKER_PROVIDER, or an API key such as OPENAI_API_KEY" }
+  const provider = providers.get(name)
+  if (provider === undefined) return { ok: false, problem: `unknown provider "${name}"; choose one of: ${providerNames.join(", ")}` }
+  const model = role.model ?? present(env, "LLM_WORKER_MODEL")
+  if (model === undefined) return { ok: false, problem: `no model for provider "${name}": set model in the role or LLM_WORKER_MODEL` }
+  try {
+    return { ok: true, client: createLlmClient({ provider, model, env, ...(role.base_url === undefined ? {} : { baseUrl: role.base_url }) }) }
+  } catch (thrown) {
+    return { ok: false, problem: thrown instanceof Error ? thrown.message : String(thrown) }
+  }
+}

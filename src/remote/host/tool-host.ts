@@ -1,0 +1,149 @@
+import { randomBytes } from "node:crypto"
+import { readFileSync } from "node:fs"
+import type { Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { createAdaptorServer } from "@hono/node-server"
+import type { LlmClient } from "../../llm/client.ts"
+import type { ToolDefinition } from "../../tool/tool.ts"
+import { DEFAULT_HOST_PORT } from "../wire.ts"
+import { type HostConfig, type HostConfigInput, HostConfigError, type RoleConfig, decodeHostConfig, loadHostConfig } from "./config.ts"
+import { createHttpApp } from "./http-app.ts"
+import { roleClient } from "./role-client.ts"
+import { type BuiltinTool, ToolHostState } from "./tool-host-state.ts"
+
+type Env = Readonly<Record<string, string | undefined>>
+
+export interface ToolHostOptions {
+  /** The config as an object (decoded with the same schema as the file), or already decoded. */
+  readonly config?: HostConfigInput | HostConfig
+  /** A config file to read (`llm-worker.yaml`); read only when `config` is not given. */
+  readonly configPath?: string
+  /** Whether a missing `configPath` is an error (default true when `configPath` is given). */
+  readonly configRequired?: boolean
+  /** Port; else the config's `server.port`, else MAIN_SERVER_PORT, else 48911. 0 picks a free port. */
+  readonly port?: number
+  /** Interface to bind; else the config's `server.host` (default 127.0.0.1). Callers are gated to loopback regardless. */
+  readonly host?: string
+  /** Where provider keys, base URLs, MAIN_SERVER_PORT and the access key are read (default `process.env`). */
+  readonly env?: Env
+  /** Builds a role's model client instead of the config + environment (embedding, tests). */
+  readonly clientFor?: (role: string, config: RoleConfig) => LlmClient
+  /** The host's own tools, in every role under the reserved `builtin` source (never changeable over HTTP). */
+  readonly builtinTools?: ReadonlyArray<ToolDefinition>
+  /** Where operational lines go (evictions, unexpected errors); stderr by default. */
+  readonly log?: (line: string) => void
+}
+
+export interface ToolHost {
+  /** `http://<host>:<port>` as bound. */
+  readonly url: string
+  readonly port: number
+  /** New on every start; every response carries it. */
+  readonly instanceId: string
+  readonly roles: ReadonlyArray<string>
+  readonly defaultRole: string
+  /** The decoded config, with the plugin-LLM sections (`plugins`, `auxiliary`, `llm`) as they were written. */
+  readonly config: HostConfig
+  /** The line `llm-worker serve` prints when ready. */
+  readonly readyLine: string
+  /** Stops accepting requests, cancels running turns and closes every connection. */
+  close(): Promise<void>
+}
+
+const packageVersion = (): string => {
+  try {
+    const text = readFileSync(new URL("../../../package.json", import.meta.url), "utf8")
+    const version = (JSON.parse(text) as { version?: unknown }).version
+    return typeof version === "string" ? version : "0.0.0"
+  } catch {
+    return "0.0.0"
+  }
+}
+
+const isDecoded = (config: HostConfigInput | HostConfig): config is HostConfig => typeof (config as HostConfig).defaultRole === "string" && typeof (config as HostConfig).server === "object"
+
+const portFrom = (options: ToolHostOptions, config: HostConfig, env: Env): number => {
+  if (options.port !== undefined) return options.port
+  if (config.server.port !== undefined) return config.server.port
+  const fromEnv = env["MAIN_SERVER_PORT"]?.trim()
+  if (fromEnv !== undefined && fromEnv !== "") {
+    if (!/^\d{1,5}$/.test(fromEnv) || Number(fromEnv) > 65535) throw new HostConfigError("MAIN_SERVER_PORT", [{ path: "", message: `not a port: ${JSON.stringify(fromEnv.slice(0, 40))}` }])
+    return Number(fromEnv)
+  }
+  return DEFAULT_HOST_PORT
+}
+
+const builtinOf = (definition: ToolDefinition): BuiltinTool => {
+  const [meta] = definition()
+  return { name: meta.name, description: meta.descriptionText, parameters: meta.schema, definition }
+}
+
+/**
+ * Starts the tool host: one Worker per role, the HTTP API on `host:port`, plugins' tools dispatched to their
+ * callbacks. Resolves once listening; rejects with `HostConfigError` for a bad config, or the listen error.
+ */
+export const startToolHost = async (options: ToolHostOptions = {}): Promise<ToolHost> => {
+  const env = options.env ?? process.env
+  const config =
+    options.config !== undefined
+      ? isDecoded(options.config)
+        ? options.config
+        : decodeHostConfig(options.config)
+      : options.configPath !== undefined
+        ? await loadHostConfig(options.configPath, options.configRequired ?? true)
+        : decodeHostConfig({})
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
+  const accessKeyEnv = config.server.access_key_env
+  const accessKey = accessKeyEnv === undefined ? undefined : env[accessKeyEnv]
+  if (accessKeyEnv !== undefined && (accessKey === undefined || accessKey.length < 16)) {
+    throw new HostConfigError("server.access_key_env", [{ path: "server.access_key_env", message: `${accessKeyEnv} must be set to a key of at least 16 characters` }])
+  }
+  const instanceId = randomBytes(12).toString("hex")
+  const clientFor = (name: string) => {
+    const roleConfig = config.roles[name] as RoleConfig
+    if (options.clientFor === undefined) return roleClient(roleConfig, env)
+    try {
+      return { ok: true as const, client: options.clientFor(name, roleConfig) }
+    } catch (thrown) {
+      return { ok: false as const, problem: thrown instanceof Error ? thrown.message : String(thrown) }
+    }
+  }
+  const state = new ToolHostState(config, clientFor, instanceId, log, (options.builtinTools ?? []).map(builtinOf))
+  const host = options.host ?? config.server.host
+  const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, accessKey, version: packageVersion(), log }, host)
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server
+  // Slow or idle clients cannot hold sockets forever: the whole request (headers and body) must arrive within
+  // 30 s; the answer may take as long as the turn does.
+  server.headersTimeout = 10_000
+  server.requestTimeout = 30_000
+  server.keepAliveTimeout = 5_000
+  const port = portFrom(options, config, env)
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(port, host, () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
+  const bound = (server.address() as AddressInfo).port
+  const hostLabel = host.includes(":") ? `[${host}]` : host
+  const url = `http://${hostLabel}:${bound}`
+  let closing: Promise<void> | undefined
+  return {
+    url,
+    port: bound,
+    instanceId,
+    roles: [...state.roles.keys()],
+    defaultRole: state.defaultRole,
+    config,
+    readyLine: `llm-worker host listening on ${url} (instance ${instanceId})`,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const role of state.roles.values()) role.cancel()
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      return closing
+    }
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * `llm-worker/remote`: tools in other processes over HTTP. The host side (`startToolHost`, `llm-worker serve`)
+ * and the contract's shared names and callback signing.
+ */
+export { startToolHost } from "./host/tool-host.ts"
+export type { ToolHost, ToolHostOptions } from "./host/tool-host.ts"
+export { decodeHostConfig, parseHostConfig, loadHostConfig, HostConfigError, DEFAULT_ROLE_NAME, MAX_CONFIG_BYTES } from "./host/config.ts"
+export type { HostConfig, HostConfigInput, RoleConfig, ServerConfig } from "./host/config.ts"
+export { checkCallbackUrl, MAX_CALLBACK_URL_CHARS } from "./host/callback-url.ts"
+export type { CallbackUrlCheck } from "./host/callback-url.ts"
+export { isLoopbackAddress } from "./host/loopback.ts"
+export { signCallback, verifyCallback, DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from "./signing.ts"
+export type { SignatureCheck, VerifyOptions } from "./signing.ts"
+export * from "./wire.ts"
