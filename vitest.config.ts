@@ -1,6 +1,8 @@
 import { defineConfig } from "vitest/config"
+import { standardDecorators } from "./test/support/standard-decorators.ts"
 
 export default defineConfig({
+  plugins: [standardDecorators()],
   test: {
     include: ["test/**/*.test.ts"],
     typecheck: { enabled: false },
