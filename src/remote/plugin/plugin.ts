@@ -334,6 +334,8 @@ class PluginRuntime {
     }
     this.syncing = this.syncLoop().finally(() => {
       this.syncing = undefined
+      // A request that arrived after the loop's last check (between its final await and here) is not lost.
+      if (this.again) this.requestSync()
     })
   }
 
