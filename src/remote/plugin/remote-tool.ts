@@ -45,8 +45,11 @@ export interface RemoteTool<A = unknown> {
   readonly timeoutSeconds: number
   readonly role: string | null
   readonly codec: ArgumentCodec<A>
-  /** Receives arguments the codec accepted. Return a value, throw, or return `toolFailure` / `remoteFailure`. */
-  readonly handler: (args: A, context: RemoteCallContext) => unknown
+  /**
+   * Receives arguments the codec accepted. Return a value, throw, or return `toolFailure` / `remoteFailure`.
+   * Method syntax on purpose: a `RemoteTool<{ city: string }>` is a `RemoteTool` (its codec guards the handler).
+   */
+  handler(args: A, context: RemoteCallContext): unknown
 }
 
 /** The config of the function form: the announcement plus the handler. */
