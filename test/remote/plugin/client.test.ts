@@ -143,7 +143,8 @@ describe("the plugin client against the contract", () => {
     expect(await post(url, body, good)).toEqual({ status: 401, body: { ok: false, error: "signature replayed" } })
     // A re-registration rotates the secret; a call signed with the old one is still in flight.
     h.restart()
-    await eventually(() => h.tools.has("get_weather"), "re-registration")
+    await eventually(() => p.status()[0]!.instanceId === h.instanceId, "re-registration")
+    expect(h.tools.get("get_weather")!.secret).not.toBe(secret)
     const later = String(Number(now) + 1)
     const old = JSON.stringify({ name: "get_weather", arguments: { city: "Oslo" }, call_id: "c2", raw_arguments: "{}" })
     expect((await post(url, old, sign(secret, later, old))).status).toBe(200)
@@ -225,7 +226,7 @@ describe("the plugin client against the contract", () => {
     const first = h.instanceId
     h.restart()
     expect(h.tools.size).toBe(0)
-    await eventually(() => h.tools.has("get_weather"), "re-registration")
+    await eventually(() => p.status()[0]!.instanceId === h.instanceId, "re-registration")
     expect(events).toContainEqual({ type: "host_restarted", previous: first, current: h.instanceId })
     expect(p.instanceId).toBe(h.instanceId)
     expect((await h.call("get_weather", { city: "Kyoto" })).body.output.city).toBe("Kyoto")
@@ -240,8 +241,9 @@ describe("the plugin client against the contract", () => {
     await h.close()
     await eventually(() => events.some((e) => e.type === "host_unreachable"), "host_unreachable")
     const again = await host(port)
-    await eventually(() => again.tools.has("get_weather"), "registration with the new host")
+    await eventually(() => p.status()[0]!.instanceId === again.instanceId, "registration with the new host")
     expect(p.status()[0]).toMatchObject({ state: "registered", instanceId: again.instanceId })
+    expect(again.tools.has("get_weather")).toBe(true)
   })
 
   it("registers one tool first and presents the source's token after", async () => {
