@@ -26,9 +26,9 @@ const main = async (): Promise<void> => {
   let churnOps = 0
   let churnErrors = 0
   let stopChurn = false
-  const churn = async () => {
+  const churn = async (loop: number) => {
     for (let i = 0; !stopChurn; i++) {
-      const name = `churn_${i % 32}`
+      const name = `churn_${loop}_${i % 16}`
       const registered = await post("/api/tools/register", { name, description: "churn", parameters: { type: "object", properties: {} }, callback_url: `${plugin.origin}/tools/${name}`, role: null, source: "bench:churn", timeout_seconds: 5 }).catch(() => false)
       const unregistered = await post("/api/tools/unregister", { name, role: null }).catch(() => false)
       churnOps += 2
@@ -36,7 +36,7 @@ const main = async (): Promise<void> => {
       if (!unregistered) churnErrors++
     }
   }
-  const churning = [churn(), churn()]
+  const churning = [churn(0), churn(1)]
   const result = await runLoad(async () => (await host.callTool("add", ARGS, nextId())) === EXPECTED, concurrency, seconds)
   stopChurn = true
   await Promise.all(churning)
