@@ -84,5 +84,7 @@ export class HostClient {
 const unreachable = (thrown: unknown): string => {
   const cause = typeof thrown === "object" && thrown !== null ? (thrown as { cause?: unknown }).cause : undefined
   const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined
-  return typeof code === "string" ? `${code} (${describeThrown(cause, 200)})` : describeThrown(thrown, 200)
+  if (typeof code === "string") return `${code} (${describeThrown(cause, 200)})`
+  // fetch refuses some ports outright ("bad port"): the cause says so, `fetch failed` does not.
+  return cause === undefined ? describeThrown(thrown, 200) : `${describeThrown(thrown, 200)}: ${describeThrown(cause, 200)}`
 }

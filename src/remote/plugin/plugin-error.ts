@@ -8,8 +8,9 @@ export class PluginConfigError extends Data.TaggedError("PluginConfigError")<{
 }> {}
 
 /**
- * The host refused a registration for a reason retrying cannot fix (400, 401, 403, 404, 413, 422): the tool stays
- * unregistered until the plugin changes it. Reported through `onEvent` and `ready`.
+ * A tool did not get registered: the host refused it for a reason retrying cannot fix (400, 401, 403, 404, 413,
+ * 422), or `retry.maxAttempts` ran out (`status` is then the last answer's, 0 for none; the health watcher
+ * tries again once the host answers). Rejects `ready`; every attempt is also an `onEvent` report.
  */
 export class RegistrationRefused extends Data.TaggedError("RegistrationRefused")<{
   readonly tool: string

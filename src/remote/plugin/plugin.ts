@@ -120,6 +120,7 @@ interface Entry extends ServedTool {
   affectedRoles: ReadonlyArray<string>
   pendingRoles: ReadonlyArray<string>
   lastError: string | undefined
+  lastStatus: number
 }
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000)
@@ -303,7 +304,7 @@ class PluginRuntime {
   }
 
   private entryOf(tool: RemoteTool): Entry {
-    return { tool, secrets: new ToolSecrets(), state: "registering", instanceId: undefined, affectedRoles: [], pendingRoles: [], lastError: undefined }
+    return { tool, secrets: new ToolSecrets(), state: "registering", instanceId: undefined, affectedRoles: [], pendingRoles: [], lastError: undefined, lastStatus: 0 }
   }
 
   private emit(event: PluginEvent): void {
@@ -358,7 +359,7 @@ class PluginRuntime {
     const refused = states.find((e) => e.state === "refused" || e.state === "gave_up")
     if (refused !== undefined) {
       this.settleReady.done = true
-      this.settleReady.reject(new RegistrationRefused({ tool: refused.tool.name, status: 0, message: refused.lastError ?? `tool "${refused.tool.name}" was refused` }))
+      this.settleReady.reject(new RegistrationRefused({ tool: refused.tool.name, status: refused.lastStatus, message: refused.lastError ?? `tool "${refused.tool.name}" was refused` }))
     } else if (states.every((e) => e.state === "registered")) {
       this.settleReady.done = true
       this.settleReady.resolve()
@@ -394,6 +395,7 @@ class PluginRuntime {
       }
       const error = answer.error ?? (body?.["ok"] === false ? `no role accepted the tool: ${JSON.stringify(failedRoles(body["failed_roles"])).slice(0, 300)}` : `HTTP ${answer.status}`)
       entry.lastError = error
+      entry.lastStatus = answer.status
       if (!transient(answer)) {
         entry.state = "refused"
         this.emit({ type: "registration_failed", tool: tool.name, attempt, status: answer.status, error })
