@@ -26,10 +26,15 @@ export interface HostClientOptions {
  * never following a redirect (a 3xx is an answer, not a hop), each request bounded by one deadline.
  */
 export class HostClient {
+  private readonly base: URL
+
   constructor(
-    private readonly base: URL,
+    base: URL,
     private readonly options: HostClientOptions
-  ) {}
+  ) {
+    // A host behind a proxy may live under a path (`http://proxy/llmw/`): API paths resolve below it.
+    this.base = new URL(base.href.endsWith("/") ? base.href : `${base.href}/`)
+  }
 
   get url(): string {
     return this.base.href
@@ -52,7 +57,7 @@ export class HostClient {
     const combined = signal === undefined ? timeout : AbortSignal.any([timeout, signal])
     let response: Response
     try {
-      response = await fetch(new URL(path, this.base), { method, headers, redirect: "manual", signal: combined, ...(body === undefined ? {} : { body }) })
+      response = await fetch(new URL(path.replace(/^\//, ""), this.base), { method, headers, redirect: "manual", signal: combined, ...(body === undefined ? {} : { body }) })
     } catch (thrown) {
       const why = timeout.aborted ? `no answer within ${this.options.requestTimeoutMs} ms` : unreachable(thrown)
       return { status: 0, instanceId: undefined, body: undefined, error: `${method} ${path}: ${why}` }
