@@ -1,5 +1,6 @@
 import { createServer } from "node:net"
 import { Effect } from "effect"
+import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { signCallback } from "../../../src/remote/signing.ts"
@@ -289,5 +290,34 @@ describe("the plugin client against the contract", () => {
     await p.removeTool("later")
     expect(h.tools.has("later")).toBe(false)
     expect(() => p.addTool(weather)).toThrow(/already served/)
+  })
+})
+
+describe("hostile callbacks", () => {
+  it("answers any signed JSON value as arguments with exactly one contract body, and stays up", async () => {
+    const h = await host()
+    const p = await plugin(h)
+    await p.ready
+    const reg = h.tools.get("get_weather")!
+    let n = 0
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 6 }), async (args) => {
+        const body = JSON.stringify({ name: "get_weather", arguments: args, call_id: `c${n++}`, raw_arguments: "" })
+        const t = String(Math.floor(Date.now() / 1000))
+        const r = await post(reg.callbackUrl, body, { [TIMESTAMP_HEADER]: t, [SIGNATURE_HEADER]: signCallback(reg.secret, t, body) })
+        if (r.status !== 200) return false
+        return "output" in r.body ? r.body.output.temp_c === 22 : r.body.is_error === true && typeof r.body.error === "string" && r.body.error.startsWith("InvalidArgument: ")
+      }),
+      { numRuns: 150 }
+    )
+    // Repeated headers arrive as one joined string or an array: neither is a valid signature.
+    const body = JSON.stringify({ name: "get_weather", arguments: { city: "Kyoto" } })
+    const t = String(Math.floor(Date.now() / 1000))
+    const sig = signCallback(reg.secret, t, body)
+    const headers = new Headers({ "content-type": "application/json", [TIMESTAMP_HEADER]: t })
+    headers.append(SIGNATURE_HEADER, sig)
+    headers.append(SIGNATURE_HEADER, sig)
+    expect((await fetch(reg.callbackUrl, { method: "POST", headers, body })).status).toBe(401)
+    expect((await h.call("get_weather", { city: "Kyoto" })).body.output.city).toBe("Kyoto")
   })
 })
