@@ -321,3 +321,25 @@ describe("hostile callbacks", () => {
     expect((await h.call("get_weather", { city: "Kyoto" })).body.output.city).toBe("Kyoto")
   })
 })
+
+describe("signals", () => {
+  it("one SIGTERM stops every plugin of the process; with another listener present the signal is not raised again", async () => {
+    const h = await host()
+    const listeners = process.listenerCount("SIGTERM")
+    const a = await startPlugin({ source: "a", tools: [weather], host: h.url, healthIntervalMs: 1000 })
+    const b = await startPlugin({ source: "b", tools: [remoteTool({ name: "other", execute: () => 1 })], host: h.url, healthIntervalMs: 1000 })
+    cleanup.push(() => a.stop(), () => b.stop())
+    await Promise.all([a.ready, b.ready])
+    expect(process.listenerCount("SIGTERM")).toBe(listeners + 1)
+    const keepAlive = () => undefined
+    process.on("SIGTERM", keepAlive)
+    try {
+      process.emit("SIGTERM", "SIGTERM")
+      await eventually(() => h.received.filter((r) => r.path === "/api/tools/clear").length === 2, "both sources cleared")
+    } finally {
+      process.off("SIGTERM", keepAlive)
+    }
+    expect(h.tools.size).toBe(0)
+    expect(process.listenerCount("SIGTERM")).toBe(listeners)
+  })
+})
