@@ -34,6 +34,7 @@ export interface CallbackServerOptions {
   readonly maxArgumentDepth: number
   readonly lookup: (name: string) => ServedTool | undefined
   readonly onRejected: (rejection: CallbackRejection) => void
+  /** A verified callback named a host instance other than the last one seen on a callback. */
   readonly onInstance: (instanceId: string) => void
 }
 
@@ -104,17 +105,8 @@ export class CallbackServer {
     return self
   }
 
-  get port(): number {
-    return (this.server.address() as AddressInfo).port
-  }
-
   urlOf(name: string): string {
     return `${this.origin}${CALLBACK_PATH}${name}`
-  }
-
-  /** Signatures remembered against replays. */
-  get rememberedSignatures(): number {
-    return this.replays.size
   }
 
   /**
@@ -132,11 +124,6 @@ export class CallbackServer {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    const instance = header(req, INSTANCE_HEADER)
-    if (instance !== undefined && instance !== this.lastInstance) {
-      this.lastInstance = instance
-      this.options.onInstance(instance)
-    }
     if (!this.accepting) return this.reject(req, res, undefined, 503, "the plugin is stopping")
     if (req.method !== "POST") {
       res.setHeader("allow", "POST")
@@ -188,6 +175,12 @@ export class CallbackServer {
       if (!check.ok) return this.reject(req, res, tool.name, 401, `signature ${check.reason}`)
       const replay = this.replays.admit(Number(timestamp), signature as string, nowSeconds)
       if (replay !== undefined) return this.reject(req, res, tool.name, 401, `signature ${replay}`)
+      // Only a verified callback's instance id is worth a look: anyone on loopback can send the header.
+      const instance = header(req, INSTANCE_HEADER)
+      if (instance !== undefined && instance !== this.lastInstance) {
+        this.lastInstance = instance
+        this.options.onInstance(instance)
+      }
     }
     const text = body.toString("utf8")
     // The envelope adds one level around the arguments; nesting is counted on the text, before any parse.

@@ -234,6 +234,7 @@ class PluginRuntime {
   private again = false
   private hostDown = false
   private healthTimer: NodeJS.Timeout | undefined
+  private healthInFlight = false
   private stopping: Promise<void> | undefined
   private undoSignals: () => void = () => undefined
   private settleReady: { resolve: () => void; reject: (e: unknown) => void; done: boolean }
@@ -279,7 +280,10 @@ class PluginRuntime {
       maxReplayEntries: positiveInteger(signatures.maxRemembered, 200_000, "signatures.maxRemembered"),
       lookup: (name) => this.entries.get(name),
       onRejected: (rejection: CallbackRejection) => this.emit({ type: "callback_rejected", ...rejection }),
-      onInstance: (id) => this.seeInstance(id)
+      // A callback is not the host's own answer: a different id there is confirmed by asking the host.
+      onInstance: (id) => {
+        if (id !== this.instance) this.checkHealthNow()
+      }
     })
     const signals = this.options.shutdown?.signals ?? ["SIGINT", "SIGTERM"]
     if (signals !== false) this.undoSignals = stopOnSignals(signals, () => this.stop())
@@ -418,7 +422,14 @@ class PluginRuntime {
     this.healthTimer.unref()
   }
 
+  private checkHealthNow(): void {
+    if (this.healthInFlight || this.stopping !== undefined) return
+    clearTimeout(this.healthTimer)
+    void this.checkHealth()
+  }
+
   private async checkHealth(): Promise<void> {
+    this.healthInFlight = true
     const answer = await this.client.get("/api/health", this.stopController.signal)
     if (answer.status === 0 && !this.stopController.signal.aborted) {
       if (!this.hostDown) this.emit({ type: "host_unreachable", error: answer.error ?? "no answer" })
@@ -434,6 +445,7 @@ class PluginRuntime {
       }
       if (due) this.requestSync()
     }
+    this.healthInFlight = false
     this.scheduleHealth()
   }
 

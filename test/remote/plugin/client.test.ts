@@ -4,7 +4,7 @@ import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { signCallback } from "../../../src/remote/signing.ts"
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../../src/remote/wire.ts"
+import { INSTANCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../../src/remote/wire.ts"
 import {
   PluginStopped,
   RegistrationRefused,
@@ -152,6 +152,25 @@ describe("the plugin client against the contract", () => {
     expect(events.filter((e) => e.type === "callback_rejected").map((e) => (e as { reason: string }).reason)).toEqual([
       "signature missing", "signature mismatch", "signature malformed", "signature stale", "signature mismatch", "signature replayed"
     ])
+  })
+
+  it("takes no instance id from a callback it cannot verify, and confirms a verified one with the host", async () => {
+    const h = await host()
+    const events: Array<PluginEvent> = []
+    const p = await plugin(h, { healthIntervalMs: 60_000 }, events)
+    await p.ready
+    const url = h.tools.get("get_weather")!.callbackUrl
+    expect((await post(url, "{}", { [INSTANCE_HEADER]: "forged-instance" })).status).toBe(401)
+    const registration = h.tools.get("get_weather")!
+    // A host restart the slow health poll has not seen: the first verified callback names the new id.
+    h.restart()
+    h.tools.set("get_weather", registration)
+    const healthBefore = h.paths().filter((x) => x === "/api/health").length
+    await new Promise((r) => setTimeout(r, 50))
+    expect(events.some((e) => e.type === "host_restarted")).toBe(false)
+    await h.call("get_weather", { city: "Kyoto" })
+    await eventually(() => h.paths().filter((x) => x === "/api/health").length > healthBefore, "a health check")
+    await eventually(() => events.some((e) => e.type === "host_restarted"), "the restart noticed")
   })
 
   it("bounds and checks the request itself: size, type, method, route, envelope", async () => {
@@ -336,6 +355,9 @@ describe("signals", () => {
     try {
       process.emit("SIGTERM", "SIGTERM")
       await eventually(() => h.received.filter((r) => r.path === "/api/tools/clear").length === 2, "both sources cleared")
+      // The handler decides whether to raise the signal again once both have stopped: keep a listener until then.
+      await Promise.all([a.stop(), b.stop()])
+      await new Promise((r) => setTimeout(r, 20))
     } finally {
       process.off("SIGTERM", keepAlive)
     }
