@@ -235,6 +235,8 @@ class PluginRuntime {
   private hostDown = false
   private healthTimer: NodeJS.Timeout | undefined
   private healthInFlight = false
+  /** A registration was sent: the host may hold a tool even if its answer never arrived. */
+  private contacted = false
   private stopping: Promise<void> | undefined
   private undoSignals: () => void = () => undefined
   private settleReady: { resolve: () => void; reject: (e: unknown) => void; done: boolean }
@@ -374,6 +376,7 @@ class PluginRuntime {
     const { tool } = entry
     const signal = this.stopController.signal
     for (let attempt = 1; !signal.aborted && this.entries.get(tool.name) === entry; attempt++) {
+      this.contacted = true
       const answer = await this.client.post(
         "/api/tools/register",
         { name: tool.name, description: tool.description, parameters: tool.parameters, callback_url: (this.server as CallbackServer).urlOf(tool.name), role: tool.role, source: this.source, timeout_seconds: tool.timeoutSeconds },
@@ -480,13 +483,13 @@ class PluginRuntime {
       this.settleReady.reject(new PluginStopped({ message: "the plugin stopped before every tool was registered" }))
     }
     const registered = [...this.entries.values()].filter((e) => e.instanceId !== undefined)
-    if (registered.length > 0) await this.unregisterAll(registered, deadline)
+    if (registered.length > 0 || this.contacted) await this.unregisterAll(registered, deadline)
     await this.server?.close(deadline)
   }
 
   /** One round trip clears the whole source (the seed's shutdown); tool by tool when the host refuses that. */
   private async unregisterAll(registered: ReadonlyArray<Entry>, deadline: number): Promise<void> {
-    const names = registered.map((e) => e.tool.name)
+    const names = (registered.length > 0 ? registered : [...this.entries.values()]).map((e) => e.tool.name)
     const remaining = (): AbortSignal => AbortSignal.timeout(Math.max(1, deadline - Date.now()))
     const cleared = await this.client.post("/api/tools/clear", { role: null, source: this.source }, this.token, remaining())
     if (cleared.status === 200) {
