@@ -14,9 +14,9 @@ import { HOST_AVAILABLE, eventsOf, killChild, spawnChild, spawnHost, spawnPlugin
 /** One OpenAI Chat stream calling get_weather, then one answering in text. */
 const chunk = (delta: object, finish: string | null = null) =>
   ({ data: JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "replay-model", choices: [{ index: 0, delta, finish_reason: finish }] }) })
-const toolCallTurn = (city: string) =>
+const toolCallTurn = (city: string, tool: string) =>
   sseText([
-    chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_w1", type: "function", function: { name: "get_weather", arguments: "" } }] }),
+    chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_w1", type: "function", function: { name: tool, arguments: "" } }] }),
     chunk({ tool_calls: [{ index: 0, function: { arguments: JSON.stringify({ city }) } }] }),
     chunk({}, "tool_calls"),
     { data: "[DONE]" }
@@ -43,21 +43,32 @@ const chat = async (url: string, message: string) =>
     tool_calls: Array<{ name: string; status: string; output: string }>
   }
 
-const replayEnv = async (city = "Kyoto"): Promise<Record<string, string>> => {
-  replay = await startReplayProvider({ scheme: "openai-chat", script: [{ kind: "stream", transcript: toolCallTurn(city) }, { kind: "stream", transcript: answerTurn }] })
+const replayEnv = async (city: string, tool = "get_weather"): Promise<Record<string, string>> => {
+  replay = await startReplayProvider({ scheme: "openai-chat", script: [{ kind: "stream", transcript: toolCallTurn(city, tool) }, { kind: "stream", transcript: answerTurn }] })
   return { OPENAI_BASE_URL: replay.baseUrl }
 }
 
 describe.skipIf(!HOST_AVAILABLE)("plugins and the real host, as separate processes", () => {
-  it("a plugin started before the host registers once it is up; after a host restart its tools come back by themselves", async () => {
+  it("plugins started before the host (ours and a Python standard-library one) register once it is up; after a restart ours come back by themselves", async () => {
     const port = await freePort()
     const plugin = spawnPlugin(`http://127.0.0.1:${port}`)
-    children.push(plugin)
+    const py = spawnChild("python3", ["test/remote/fixtures/lifecycle.py", `http://127.0.0.1:${port}`, "py_weather"])
+    children.push(plugin, py)
     await plugin.waitFor(/"type":"registration_failed"/)
-    const host = await spawnHost(port)
+    await py.waitFor(/^waiting for the host$/)
+    const host = await spawnHost(port, await replayEnv("Kyoto", "py_weather"))
     children.push(host)
     await plugin.waitFor(/"type":"ready"/)
-    expect((await tools(host.url)).map((t) => [t.name, t.source])).toContainEqual(["get_weather", "plugin:weather"])
+    // The seed's lifecycle from a client that uses nothing of ours: register with retry, callback, unregister.
+    expect(await py.waitFor(/^registered/)).toBe("registered after-retry True")
+    expect((await tools(host.url)).map((t) => [t.name, t.source]).sort()).toEqual([["get_weather", "plugin:weather"], ["py_weather", "py_plugin"]])
+    const answer = await chat(host.url, "Weather in Kyoto?")
+    expect(answer.tool_calls).toMatchObject([{ name: "py_weather", status: "ok" }])
+    expect(JSON.parse(answer.tool_calls[0]!.output)).toEqual({ city: "Kyoto", temp_c: 22 })
+    expect(await py.waitFor(/^unregistered/)).toBe("unregistered 200 True")
+    expect(await py.exited).toEqual({ code: 0, signal: null })
+    expect((await tools(host.url)).map((t) => t.name)).toEqual(["get_weather"])
+    // A host restart under a running plugin: a new instance, an empty registry, and the tool comes back.
     host.process.kill("SIGTERM")
     await host.exited
     const again = await spawnHost(port)
@@ -65,28 +76,21 @@ describe.skipIf(!HOST_AVAILABLE)("plugins and the real host, as separate process
     expect(again.instanceId).not.toBe(host.instanceId)
     await plugin.waitFor((l) => l.includes('"type":"host_restarted"') && l.includes(again.instanceId))
     await eventually(() => eventsOf(plugin).some((e) => e.type === "registered" && e["instanceId"] === again.instanceId), "re-registration", 10_000)
-    expect((await tools(again.url)).map((t) => t.name)).toContain("get_weather")
+    expect((await tools(again.url)).map((t) => t.name)).toEqual(["get_weather"])
   })
 
-  it("a model's tool call reaches the plugin as a signed callback and its result comes back", async () => {
+  it("a model's call reaches the plugin signed and comes back; forged and stale callbacks are refused; SIGTERM unregisters", async () => {
     const host = await spawnHost(0, await replayEnv("Kyoto"))
-    children.push(host)
-    const plugin = spawnPlugin(host.url)
-    children.push(plugin)
-    await plugin.waitFor(/"type":"ready"/)
-    const answer = await chat(host.url, "Weather in Kyoto?")
-    expect(answer.ok).toBe(true)
-    expect(answer.tool_calls).toMatchObject([{ name: "get_weather", status: "ok" }])
-    expect(JSON.parse(answer.tool_calls[0]!.output)).toEqual({ city: "Kyoto", temp_c: 22, weather: "sunny" })
-  })
-
-  it("refuses forged and stale callbacks that did not come from the host", async () => {
-    const host = await spawnHost(0)
     children.push(host)
     const plugin = spawnPlugin(host.url)
     children.push(plugin)
     const origin = JSON.parse(await plugin.waitFor(/"type":"listening"/)).callbackOrigin as string
     await plugin.waitFor(/"type":"ready"/)
+    const answer = await chat(host.url, "Weather in Kyoto?")
+    expect(answer.ok).toBe(true)
+    expect(answer.tool_calls).toMatchObject([{ name: "get_weather", status: "ok" }])
+    expect(JSON.parse(answer.tool_calls[0]!.output)).toEqual({ city: "Kyoto", temp_c: 22, weather: "sunny" })
+
     const body = JSON.stringify({ name: "get_weather", arguments: { city: "Kyoto" }, call_id: "x", raw_arguments: '{"city":"Kyoto"}' })
     const now = Math.floor(Date.now() / 1000)
     const send = (headers: Record<string, string>) =>
@@ -94,32 +98,9 @@ describe.skipIf(!HOST_AVAILABLE)("plugins and the real host, as separate process
     expect(await send({})).toEqual([401, "signature missing"])
     expect(await send({ [TIMESTAMP_HEADER]: String(now), [SIGNATURE_HEADER]: signCallback("guessed", String(now), body) })).toEqual([401, "signature mismatch"])
     expect(await send({ [TIMESTAMP_HEADER]: String(now - 3600), [SIGNATURE_HEADER]: signCallback("guessed", String(now - 3600), body) })).toEqual([401, "signature stale"])
-  })
 
-  it("SIGTERM unregisters the plugin's tools before it exits", async () => {
-    const host = await spawnHost(0)
-    children.push(host)
-    const plugin = spawnPlugin(host.url)
-    children.push(plugin)
-    await plugin.waitFor(/"type":"ready"/)
-    expect((await tools(host.url)).map((t) => t.name)).toContain("get_weather")
     plugin.process.kill("SIGTERM")
     expect(await plugin.exited).toEqual({ code: null, signal: "SIGTERM" })
-    expect((await tools(host.url)).map((t) => t.name)).not.toContain("get_weather")
-  })
-
-  it("the seed's lifecycle from Python's standard library: register with retry, callback through a chat, unregister", async () => {
-    const port = await freePort()
-    const py = spawnChild("python3", ["test/remote/fixtures/lifecycle.py", `http://127.0.0.1:${port}`])
-    children.push(py)
-    await py.waitFor(/^waiting for the host$/)
-    const host = await spawnHost(port, await replayEnv("Kyoto"))
-    children.push(host)
-    expect(await py.waitFor(/^registered/)).toBe("registered after-retry True")
-    const answer = await chat(host.url, "Weather in Kyoto?")
-    expect(answer.tool_calls).toMatchObject([{ name: "get_weather", status: "ok" }])
-    expect(await py.waitFor(/^unregistered/)).toBe("unregistered 200 True")
-    expect(await py.exited).toEqual({ code: 0, signal: null })
     expect((await tools(host.url)).map((t) => t.name)).not.toContain("get_weather")
   })
 })
