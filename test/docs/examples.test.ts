@@ -104,6 +104,18 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "resume: finished | pending: false | ran: list_files",
     "outputs in model order: call_list_files,call_delete_files,call_ping"
   ],
+  "worker-cache-lock.ts": [
+    /^state: cache-locked \| locked items: 1 \| locked bytes: \d+$/,
+    "old object: StaleWorker",
+    "locked: WorkerLocked",
+    /^request \d+ bytes, 0 repeated from the previous, locked prefix intact: true$/,
+    /^request \d+ bytes, \d+ repeated from the previous, locked prefix intact: true$/,
+    "violation: CacheLockViolation prefix_bytes",
+    "cancelled run: Cancelled",
+    "history grew by: 1 (the prompt only)",
+    "next run: finished",
+    "requests sent: 4"
+  ],
   "remote-plugin.ts": [
     'the host is told: {"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}',
     "the model would read: InvalidArgument: city: expected string, got 7",
@@ -116,18 +128,6 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "ready: RegistrationRefused",
     "status: get_weather gave_up, clock gave_up",
     "stopped"
-  ],
-  "worker-cache-lock.ts": [
-    /^state: cache-locked \| locked items: 1 \| locked bytes: \d+$/,
-    "old object: StaleWorker",
-    "locked: WorkerLocked",
-    /^request \d+ bytes, 0 repeated from the previous, locked prefix intact: true$/,
-    /^request \d+ bytes, \d+ repeated from the previous, locked prefix intact: true$/,
-    "violation: CacheLockViolation prefix_bytes",
-    "cancelled run: Cancelled",
-    "history grew by: 1 (the prompt only)",
-    "next run: finished",
-    "requests sent: 4"
   ]
 }
 
