@@ -67,13 +67,12 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
  * handler does can reject this promise.
  */
 export const runToBody = <A, C extends { readonly signal: AbortSignal }>(
-  handler: (args: A, context: C) => unknown,
-  self: unknown,
+  tool: { handler(args: A, context: C): unknown },
   args: A,
   context: C
 ): Promise<CallbackBody> => {
   try {
-    const result: unknown = handler.call(self, args, context)
+    const result: unknown = tool.handler(args, context)
     if (isThenable(result)) return Promise.resolve(result).then(fromValue, fromThrown)
     if (Effect.isEffect(result)) return runToolEffect(result as Effect.Effect<unknown, unknown>, context.signal).then(fromValue, fromThrown)
     return Promise.resolve(fromValue(result))

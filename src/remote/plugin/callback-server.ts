@@ -244,7 +244,7 @@ export class CallbackServer {
       }, ms)
     })
     try {
-      return await Promise.race([runToBody(tool.handler, undefined, decoded.value, context), deadline])
+      return await Promise.race([runToBody(tool, decoded.value, context), deadline])
     } finally {
       clearTimeout(timer)
     }

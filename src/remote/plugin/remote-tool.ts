@@ -1,4 +1,4 @@
-import { formatIssues, makeArgumentCodec, type ArgumentCodecOptions, type ArgumentSchema, type InferArguments, type TypedJsonSchema } from "../../schema/codec.ts"
+import { makeArgumentCodec, type ArgumentCodecOptions, type ArgumentSchema, type InferArguments, type TypedJsonSchema } from "../../schema/codec.ts"
 import type { ArgumentCodec } from "../../schema/argument-codec.ts"
 import type { JsonSchema } from "../../schema/json-schema.ts"
 import { lintToolSpec } from "../../schema/lint.ts"
@@ -119,6 +119,3 @@ export function remoteTool<S extends ArgumentSchema = NoArguments>(config: Remot
 
 export const isRemoteTool = (value: unknown): value is RemoteTool =>
   typeof value === "object" && value !== null && (value as { _tag?: unknown })._tag === "RemoteTool"
-
-/** The one-line refusal the model reads for arguments the codec refused. */
-export const refusalText = formatIssues

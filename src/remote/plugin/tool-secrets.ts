@@ -19,10 +19,6 @@ export class ToolSecrets {
     this.current = secret
   }
 
-  get known(): boolean {
-    return this.current !== undefined
-  }
-
   verify(timestamp: string | undefined, signature: string | undefined, body: Uint8Array, nowSeconds: number, toleranceSeconds: number): SignatureCheck {
     if (this.current === undefined) return { ok: false, reason: "mismatch" }
     const options = { nowSeconds, toleranceSeconds }
