@@ -1,14 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, expect, it } from "vitest"
 import { signCallback } from "../../src/remote/signing.ts"
 import { INSTANCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../src/remote/wire.ts"
 import { sseText, startReplayProvider, type ReplayProvider } from "../../src/testing/index.ts"
 import { eventually } from "./support/contract-host.ts"
 import { freePort } from "./support/free-port.ts"
-import { HOST_AVAILABLE, eventsOf, killChild, spawnChild, spawnHost, spawnPlugin, type Child } from "./support/processes.ts"
+import { describeWithHost, eventsOf, killChild, spawnChild, spawnHost, spawnPlugin, type Child } from "./support/processes.ts"
 
 /**
  * The plugin client against the real host (`llm-worker serve`), every party its own process on loopback.
- * Guarded until i10-host's branch is merged — after the merge, remove `.skipIf(!HOST_AVAILABLE)` below.
+ * Skipped until i10-host's branch is merged (`describeWithHost` in ./support/processes.ts).
  */
 
 /** One OpenAI Chat stream calling get_weather, then one answering in text. */
@@ -48,7 +48,7 @@ const replayEnv = async (city: string, tool = "get_weather"): Promise<Record<str
   return { OPENAI_BASE_URL: replay.baseUrl }
 }
 
-describe.skipIf(!HOST_AVAILABLE)("plugins and the real host, as separate processes", () => {
+describeWithHost("plugins and the real host, as separate processes", () => {
   it("plugins started before the host (ours and a Python standard-library one) register once it is up; after a restart ours come back by themselves", async () => {
     const port = await freePort()
     const plugin = spawnPlugin(`http://127.0.0.1:${port}`)
