@@ -1,5 +1,6 @@
 import { defaultClientConditions, defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
+import { standardDecorators } from "./test/support/standard-decorators.ts"
 
 // A test that imports `llm-worker` by name gets the sources, as the examples do under
 // `node --conditions=@llm-worker/source`, not a dist/ that may be stale (decision 0032). Vite replaces its default
@@ -9,6 +10,7 @@ const SOURCE_CONDITION = "@llm-worker/source"
 export default defineConfig({
   resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
   ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] } },
+  plugins: [standardDecorators()],
   test: {
     include: ["test/**/*.test.ts"],
     typecheck: { enabled: false },

@@ -149,6 +149,19 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "history grew by: 1 (the prompt only)",
     "next run: finished",
     "requests sent: 4"
+  ],
+  "remote-plugin.ts": [
+    'the host is told: {"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}',
+    "the model would read: InvalidArgument: city: expected string, got 7",
+    "callbacks at: http://127.0.0.1:<port>/tools/<name>",
+    "get_weather attempt 1: POST /api/tools/register: ECONNREFUSED - retrying",
+    "get_weather attempt 2: POST /api/tools/register: ECONNREFUSED - retrying",
+    "get_weather attempt 3: POST /api/tools/register: ECONNREFUSED - giving up until the host answers",
+    "clock attempt 1: POST /api/tools/register: ECONNREFUSED - retrying",
+    "clock attempt 3: POST /api/tools/register: ECONNREFUSED - giving up until the host answers",
+    "ready: RegistrationRefused",
+    "status: get_weather gave_up, clock gave_up",
+    "stopped"
   ]
 }
 

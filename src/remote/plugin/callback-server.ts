@@ -1,0 +1,252 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { formatIssues } from "../../schema/codec.ts"
+import type { DecodeResult } from "../../schema/argument-codec.ts"
+import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
+import { describeThrown } from "../../tool/describe-thrown.ts"
+import { INSTANCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../wire.ts"
+import { failureBody, runToBody, serializeBody, type CallbackBody } from "./callback-result.ts"
+import type { RemoteCallContext, RemoteTool } from "./remote-tool.ts"
+import { ReplayGuard } from "./replay-guard.ts"
+import type { ToolSecrets } from "./tool-secrets.ts"
+
+/** A tool as the callback server serves it: the declaration and its current secrets. */
+export interface ServedTool {
+  readonly tool: RemoteTool
+  readonly secrets: ToolSecrets
+}
+
+/** Why a callback was refused before its handler ran (reported through `onRejected`). */
+export interface CallbackRejection {
+  readonly tool: string | undefined
+  readonly status: number
+  readonly reason: string
+}
+
+export interface CallbackServerOptions {
+  readonly hostname: string
+  readonly port: number
+  readonly maxBodyBytes: number
+  readonly bodyTimeoutMs: number
+  readonly verifySignatures: boolean
+  readonly toleranceSeconds: number
+  readonly maxReplayEntries: number
+  readonly maxArgumentDepth: number
+  readonly lookup: (name: string) => ServedTool | undefined
+  readonly onRejected: (rejection: CallbackRejection) => void
+  /** A verified callback named a host instance other than the last one seen on a callback. */
+  readonly onInstance: (instanceId: string) => void
+}
+
+/** Every callback URL is `<origin>/tools/<name>`: names are `[A-Za-z0-9_.-]`, so they need no encoding. */
+export const CALLBACK_PATH = "/tools/"
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i
+
+const send = (res: ServerResponse, status: number, text: string, close = false): void => {
+  if (res.headersSent || res.destroyed) return
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...(close ? { connection: "close" } : {})
+  })
+  res.end(text)
+}
+
+const refuse = (res: ServerResponse, status: number, error: string, close = false): void =>
+  send(res, status, JSON.stringify({ ok: false, error }), close)
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const value = req.headers[name]
+  return typeof value === "string" ? value : undefined
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const kindOf = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "array" : typeof value)
+
+/**
+ * The plugin's loopback HTTP server for host callbacks (plain `node:http`: one route, no framework needed).
+ * Each callback is bounded in size and time, authenticated (signature, freshness, no replay), decoded by the
+ * tool's own codec and answered with exactly one contract body; nothing a caller or a handler does can crash it.
+ */
+export class CallbackServer {
+  private readonly replays: ReplayGuard
+  private readonly inFlight = new Set<AbortController>()
+  private accepting = true
+  private lastInstance: string | undefined
+
+  private constructor(
+    private readonly server: Server,
+    private readonly options: CallbackServerOptions,
+    readonly origin: string
+  ) {
+    this.replays = new ReplayGuard(options.toleranceSeconds, options.maxReplayEntries)
+  }
+
+  static async start(options: CallbackServerOptions): Promise<CallbackServer> {
+    let self: CallbackServer | undefined
+    const server = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
+      self?.handle(req, res)
+    })
+    server.requestTimeout = options.bodyTimeoutMs
+    server.headersTimeout = Math.min(options.bodyTimeoutMs, 10_000)
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject)
+      server.listen(options.port, options.hostname, () => {
+        server.off("error", reject)
+        resolve()
+      })
+    })
+    const address = server.address() as AddressInfo
+    const host = address.family === "IPv6" ? `[${address.address}]` : options.hostname === "localhost" ? "localhost" : address.address
+    self = new CallbackServer(server, options, `http://${host}:${address.port}`)
+    return self
+  }
+
+  urlOf(name: string): string {
+    return `${this.origin}${CALLBACK_PATH}${name}`
+  }
+
+  /**
+   * Refuses new callbacks (503), lets those running finish until `deadline` (epoch ms), then aborts them and
+   * closes every connection.
+   */
+  async close(deadline: number): Promise<void> {
+    this.accepting = false
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()))
+    this.server.closeIdleConnections()
+    while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    for (const controller of this.inFlight) controller.abort(new Error("the plugin is stopping"))
+    this.server.closeAllConnections()
+    await closed
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    if (!this.accepting) return this.reject(req, res, undefined, 503, "the plugin is stopping")
+    if (req.method !== "POST") {
+      res.setHeader("allow", "POST")
+      return this.reject(req, res, undefined, 405, "callbacks are POST requests")
+    }
+    const path = (req.url ?? "").split("?", 1)[0] as string
+    const name = path.startsWith(CALLBACK_PATH) ? path.slice(CALLBACK_PATH.length) : ""
+    const served = name === "" ? undefined : this.options.lookup(name)
+    if (served === undefined) return this.reject(req, res, undefined, 404, `no tool is served at ${JSON.stringify(path.slice(0, 100))}`)
+    if (!JSON_TYPE.test(header(req, "content-type") ?? "")) return this.reject(req, res, name, 415, "a callback body must be application/json")
+    const declared = Number(header(req, "content-length") ?? "0")
+    if (declared > this.options.maxBodyBytes) {
+      return this.reject(req, res, name, 413, `callback body of ${declared} bytes exceeds the plugin's limit of ${this.options.maxBodyBytes}`)
+    }
+    const chunks: Array<Buffer> = []
+    let bytes = 0
+    let over = false
+    req.on("data", (chunk: Buffer) => {
+      if (over) return
+      bytes += chunk.length
+      if (bytes > this.options.maxBodyBytes) {
+        over = true
+        chunks.length = 0
+        this.reject(req, res, name, 413, `callback body exceeds the plugin's limit of ${this.options.maxBodyBytes} bytes`)
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on("end", () => {
+      if (!over) this.callback(req, res, served, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks))
+    })
+    req.on("error", () => undefined)
+  }
+
+  private reject(req: IncomingMessage, res: ServerResponse, tool: string | undefined, status: number, reason: string): void {
+    this.options.onRejected({ tool, status, reason })
+    // The rest of an unread body is not worth reading: close the connection after the answer.
+    refuse(res, status, reason, !req.complete)
+    if (!req.complete) req.resume()
+  }
+
+  private callback(req: IncomingMessage, res: ServerResponse, served: ServedTool, body: Buffer): void {
+    const { tool } = served
+    const nowSeconds = Math.floor(Date.now() / 1000)
+    if (this.options.verifySignatures) {
+      const timestamp = header(req, TIMESTAMP_HEADER)
+      const signature = header(req, SIGNATURE_HEADER)
+      const check = served.secrets.verify(timestamp, signature, body, nowSeconds, this.options.toleranceSeconds)
+      if (!check.ok) return this.reject(req, res, tool.name, 401, `signature ${check.reason}`)
+      const replay = this.replays.admit(Number(timestamp), signature as string, nowSeconds)
+      if (replay !== undefined) return this.reject(req, res, tool.name, 401, `signature ${replay}`)
+      // Only a verified callback's instance id is worth a look: anyone on loopback can send the header.
+      const instance = header(req, INSTANCE_HEADER)
+      if (instance !== undefined && instance !== this.lastInstance) {
+        this.lastInstance = instance
+        this.options.onInstance(instance)
+      }
+    }
+    const text = body.toString("utf8")
+    // The envelope adds one level around the arguments; nesting is counted on the text, before any parse.
+    if (jsonTextDepth(text, this.options.maxArgumentDepth + 1) > this.options.maxArgumentDepth + 1) {
+      return send(res, 200, serializeBody(failureBody(`InvalidArgument: ${tooDeepMessage("arguments", this.options.maxArgumentDepth)}`)))
+    }
+    let envelope: unknown
+    try {
+      envelope = JSON.parse(text)
+    } catch (thrown) {
+      return this.reject(req, res, tool.name, 400, `callback body is not JSON: ${describeThrown(thrown, 200)}`)
+    }
+    if (!isPlainObject(envelope) || envelope["name"] !== tool.name) {
+      return this.reject(req, res, tool.name, 400, `callback body must be an object naming the tool "${tool.name}"`)
+    }
+    const callId = typeof envelope["call_id"] === "string" ? envelope["call_id"] : ""
+    const rawArguments = typeof envelope["raw_arguments"] === "string" ? envelope["raw_arguments"] : ""
+    const args = this.argumentsOf(envelope, rawArguments)
+    if (typeof args === "string") return send(res, 200, serializeBody(failureBody(`InvalidArgument: ${args}`)))
+    const controller = new AbortController()
+    const context: RemoteCallContext = { name: tool.name, callId, rawArguments, instanceId: header(req, INSTANCE_HEADER), signal: controller.signal }
+    this.inFlight.add(controller)
+    // The host closing its request (a cancelled call, its own deadline) aborts the handler.
+    res.once("close", () => {
+      if (!res.writableFinished) controller.abort(new Error("the host closed the callback"))
+      this.inFlight.delete(controller)
+    })
+    void this.run(served, args, context, controller).then((out) => send(res, 200, serializeBody(out)))
+  }
+
+  /** The arguments object, or why there is none. `raw_arguments` is the fallback when `arguments` is absent. */
+  private argumentsOf(envelope: Record<string, unknown>, rawArguments: string): Record<string, unknown> | string {
+    const given = envelope["arguments"]
+    if (isPlainObject(given)) return given
+    if (given !== undefined && given !== null) return `arguments must be a JSON object, got ${kindOf(given)}`
+    if (rawArguments === "") return {}
+    try {
+      const parsed: unknown = JSON.parse(rawArguments)
+      return isPlainObject(parsed) ? parsed : `arguments must be a JSON object, got ${kindOf(parsed)}`
+    } catch (thrown) {
+      return `arguments are not valid JSON: ${describeThrown(thrown, 200)}`
+    }
+  }
+
+  private async run(served: ServedTool, args: Record<string, unknown>, context: RemoteCallContext, controller: AbortController): Promise<CallbackBody> {
+    const { tool } = served
+    let decoded: DecodeResult<unknown>
+    try {
+      const result = tool.codec.decode(args)
+      decoded = result instanceof Promise ? await result : result
+    } catch (thrown) {
+      return failureBody(`InvalidArgument: ${describeThrown(thrown, 400)}`)
+    }
+    if (!decoded.ok) return failureBody(`InvalidArgument: ${formatIssues(decoded)}`)
+    const ms = tool.timeoutSeconds * 1000
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<CallbackBody>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort(new Error(`tool "${tool.name}" exceeded its ${tool.timeoutSeconds} s deadline`))
+        resolve(failureBody(`ToolTimeout: tool "${tool.name}" exceeded its ${tool.timeoutSeconds} s deadline`))
+      }, ms)
+    })
+    try {
+      return await Promise.race([runToBody(tool, decoded.value, context), deadline])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+}
