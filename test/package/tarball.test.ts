@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 const npm = process.platform === "win32" ? "npm.cmd" : "npm"
-const SUBPATHS = ["llm-worker", "llm-worker/testing", "llm-worker/isolated"] as const
+const SUBPATHS = ["llm-worker", "llm-worker/testing", "llm-worker/isolated", "llm-worker/remote", "llm-worker/remote/plugin", "llm-worker/plugin-llm"] as const
 
 const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
   new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) =>

@@ -25,7 +25,7 @@ describe("the llm-worker/plugin-llm entry", () => {
   })
 
   it("loads from source", () => {
-    expect(run(["--conditions=source", "--import", "tsx"])).toBe("src/plugin-llm/index.ts PluginLlmConfigError plugins.entries.p.llm.allow_model_override")
+    expect(run(["--conditions=@llm-worker/source", "--import", "tsx"])).toBe("src/plugin-llm/index.ts PluginLlmConfigError plugins.entries.p.llm.allow_model_override")
   }, 60_000)
 
   it("loads from the built package in plain Node", () => {

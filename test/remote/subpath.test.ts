@@ -24,7 +24,7 @@ describe("the llm-worker/remote entry", () => {
   })
 
   it("loads from source and serves", () => {
-    expect(run(["--conditions=source", "--import", "tsx"])).toBe("src/remote/index.ts true true")
+    expect(run(["--conditions=@llm-worker/source", "--import", "tsx"])).toBe("src/remote/index.ts true true")
   }, 60_000)
 
   it("loads from the built package in plain Node and serves", () => {

@@ -22,7 +22,7 @@ describe("the llm-worker/remote/plugin entry", () => {
   })
 
   it("loads from source", () => {
-    expect(run(["--conditions=source", "--import", "tsx"])).toBe("src/remote/plugin/index.ts function true")
+    expect(run(["--conditions=@llm-worker/source", "--import", "tsx"])).toBe("src/remote/plugin/index.ts function true")
   })
 
   it("loads from the built package in plain Node", () => {
