@@ -31,6 +31,9 @@ import type { Item } from "./item.ts"
  */
 export const MAX_PER_LINEAGE = 4
 
+/** Prefixes shorter than this are not kept (nor looked for): folding them afresh costs about as much. */
+export const MIN_KEPT_PREFIX = 32
+
 /** Ledger layers a context may stack before they are merged into one (lookups walk the layers). */
 const MAX_LAYERS = 8
 
@@ -155,6 +158,12 @@ export class PrefixSnapshots<S> {
     start: () => HistoryFold<S>,
     resume: (state: S) => HistoryFold<S>
   ): string {
+    // A short history is folded from the start: keeping states would cost more than the few lookups it saves.
+    if (items.length < MIN_KEPT_PREFIX) {
+      const fold = start()
+      for (let position = 0; position < items.length; position++) fold.add(items, position)
+      return fold.text(items)
+    }
     const found = this.#find(items, names, variant)
     const from = found?.items.length ?? 0
     let fold: HistoryFold<S>
@@ -170,7 +179,7 @@ export class PrefixSnapshots<S> {
     let cacheable = true
     for (let position = from; position < items.length; position++) {
       // Before the last item: the state a request with another last item resumes from.
-      if (position === items.length - 1 && position > from && cacheable) this.#keep(items, position, names, variant, fold.capture(), lineage)
+      if (position === items.length - 1 && position > from && position >= MIN_KEPT_PREFIX && cacheable) this.#keep(items, position, names, variant, fold.capture(), lineage)
       fold.add(items, position)
       cacheable &&= isCacheable(items[position] as Item)
     }
@@ -180,7 +189,7 @@ export class PrefixSnapshots<S> {
 
   /** The kept state of the longest prefix of `items` (a few `WeakMap` lookups from the end, then one comparison). */
   #find(items: ReadonlyArray<Item>, names: object, variant: number): Snapshot<S> | undefined {
-    for (let at = items.length; at > 0; at--) {
+    for (let at = items.length; at >= MIN_KEPT_PREFIX; at--) {
       const kept = this.#byLast.get(items[at - 1] as Item)
       if (kept === undefined) continue
       for (const snapshot of kept) {
