@@ -66,13 +66,26 @@ export class HookRegistry {
    * result that stopped the chain, or undefined. Throws `HookFailed`, or `Cancelled` when `signal` fires while a
    * hook is still running (the hook is not awaited further).
    */
-  async run<P extends Exclude<HookPoint, "OnAbort">>(
+  run<P extends Exclude<HookPoint, "OnAbort">>(
     point: P,
     input: () => HookInput<P>,
     signal: AbortSignal,
     step: (result: HookResult<P>) => ChainStep = () => "stop"
   ): Promise<HookResult<P> | undefined> {
-    for (const hook of [...(this.#hooks[point] as Array<HookFn<P>>)]) {
+    const hooks = this.#hooks[point] as Array<HookFn<P>>
+    // No hook at this point (the usual case, several times per model step): no chain, no copy, no async frame.
+    if (hooks.length === 0) return NO_RESULT
+    return this.#chain(point, [...hooks], input, signal, step)
+  }
+
+  async #chain<P extends Exclude<HookPoint, "OnAbort">>(
+    point: P,
+    hooks: ReadonlyArray<HookFn<P>>,
+    input: () => HookInput<P>,
+    signal: AbortSignal,
+    step: (result: HookResult<P>) => ChainStep
+  ): Promise<HookResult<P> | undefined> {
+    for (const hook of hooks) {
       const produced = await invokeHook(point, hook, input(), signal)
       if (produced === undefined) continue
       // What plain JavaScript returned is read once, here, into a frozen copy of the fields its tag defines:
@@ -99,6 +112,9 @@ export class HookRegistry {
     }
   }
 }
+
+/** What `run` answers when no hook is registered: one settled promise, shared. */
+const NO_RESULT: Promise<undefined> = Promise.resolve(undefined)
 
 /** How long one OnAbort observer may take before the run ends without waiting for it. */
 const ON_ABORT_BUDGET_MS = 5_000

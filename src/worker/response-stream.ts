@@ -119,12 +119,16 @@ export const streamResponse = async (
   // A malformed stream costs only the broken event or block; the UI is told what was dropped.
   for (const issue of response.issues) core.hub.emit({ type: "warning", message: `stream protocol issue: ${describeIssue(issue)}` })
   const raw = response.items
-  const items = uniqueCallIds(raw, takenCallIds(core.history), core.client.scheme).map((item) => ownItem(item))
-  // Subscribers see each call under the id it has in history (and in its tool_result), not the wire id.
-  const asStored = new Map<Item, Item>(raw.map((item, at) => [item, items[at] as Item]))
-  for (const block of collector.toolCalls.blocks) {
-    const call = asStored.get(block.call)
-    core.hub.emit({ type: "tool_call_completed", turn, index: block.index, call: call?.type === "function_call" ? call : block.call })
+  // The ids in use are gathered (a walk over the history) only when the response made calls that need them.
+  const unique = raw.some((item) => item.type === "function_call") ? uniqueCallIds(raw, takenCallIds(core.history), core.client.scheme) : raw
+  const items = unique.map((item) => ownItem(item))
+  if (core.hub.active) {
+    // Subscribers see each call under the id it has in history (and in its tool_result), not the wire id.
+    const asStored = new Map<Item, Item>(raw.map((item, at) => [item, items[at] as Item]))
+    for (const block of collector.toolCalls.blocks) {
+      const call = asStored.get(block.call)
+      core.hub.emit({ type: "tool_call_completed", turn, index: block.index, call: call?.type === "function_call" ? call : block.call })
+    }
   }
   if (core.hooks.has("OnStreamComplete")) {
     const input = { turn, eventCount, usage: response.usage, ...(response.rawUsage === undefined ? {} : { rawUsage: response.rawUsage }) }

@@ -150,7 +150,13 @@ export class SubscriberHub {
     }
   }
 
+  /** Whether anyone listens: callers skip building events nobody would receive. */
+  get active(): boolean {
+    return this.#subscribers.size > 0
+  }
+
   emit(event: WorkerEvent): void {
+    if (this.#subscribers.size === 0) return
     for (const entry of [...this.#subscribers]) {
       const { subscriber } = entry
       const failed = (thrown: unknown): void => {

@@ -66,8 +66,12 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
     const ids = new Set(calls.map((call) => call.callId))
     const lastCall = core.history.findLastIndex((item) => item.type === "function_call" && ids.has(item.callId))
     const at = lastCall === -1 ? core.history.length : lastCall + 1
-    // Not `splice(at, 0, ...outputs)`: a response may carry thousands of calls, too many for call arguments.
-    core.history = [...core.history.slice(0, at), ...end.outcomes.map((outcome) => ownItem(toOutputItem(outcome))), ...core.history.slice(at)]
+    const outputs = end.outcomes.map((outcome) => ownItem(toOutputItem(outcome)))
+    // Usually the batch's calls end the history and the results are appended; otherwise the history is rebuilt
+    // around them (not `splice(at, 0, ...outputs)`: a response may carry thousands of calls, too many for call
+    // arguments).
+    if (at === core.history.length) for (const output of outputs) core.history.push(output)
+    else core.history = [...core.history.slice(0, at), ...outputs, ...core.history.slice(at)]
     for (const outcome of end.outcomes) core.hub.emit({ type: "tool_result", outcome })
     if (end.error !== undefined) throw end.error
   }

@@ -1,5 +1,6 @@
 import type { ToolNameMap } from "../../schema/provider-tools.ts"
 import { type CallLedger, FragmentCache, flat, type ItemContext, plainContext } from "../fragment-cache.ts"
+import { type HistoryFold, PrefixSnapshots, ResumableContext, resumedPieces, type SealedCalls } from "../prefix-snapshots.ts"
 import type { ContentPart, Item } from "../item.ts"
 import { type JsonBodyValue, jsonBody, type RawJson, rawJson } from "../json-body.ts"
 import type { ConfigWarning } from "../scheme.ts"
@@ -180,64 +181,149 @@ export type AnthropicFragments = FragmentCache<ReadonlyArray<BlockText>>
 
 export const anthropicFragments = (): AnthropicFragments => new FragmentCache<ReadonlyArray<BlockText>>()
 
+interface AnthropicState {
+  readonly calls: SealedCalls
+  readonly closed: string
+  readonly appended: number
+  /** The message still open at the end of the prefix: later items of its role join it. */
+  readonly role: Role | undefined
+  readonly results: ReadonlyArray<string>
+  readonly blocks: ReadonlyArray<string>
+  /** The block appended last (where a breakpoint would go), and whether it carries one already. */
+  readonly last: BlockText | undefined
+  readonly lastIsResult: boolean
+  readonly lastMarked: boolean
+}
+
+/** The marked form of a block, printed the first time a breakpoint lands on it and kept next to it. */
+const markedText = (block: BlockText): string => (block.marked ??= flat(jsonBody(marked(block.block))))
+
 /**
- * `anthropicMessages(...).messages` as JSON text, from each item's cached blocks: the merging, the tool results
- * first and the breakpoints are decided here, over the blocks, so only new items are printed. Equal byte for byte
- * to printing `anthropicMessages` (a property test holds the two together); warnings come from that function.
+ * `anthropicMessages(...).messages` as a fold over each item's cached blocks (`prefix-snapshots.ts`): the merging,
+ * the tool results first and the breakpoints are decided here, over the blocks, so only new items are printed. The
+ * breakpoint after the locked prefix is put where the fold passes it; the one at the end of the history moves every
+ * request, so `text` puts it on the open message's last block without changing the fold.
+ */
+class AnthropicFold implements HistoryFold<AnthropicState> {
+  readonly #context: ResumableContext
+  #closed: string
+  #appended: number
+  #role: Role | undefined
+  // The open message's results and blocks are kept apart until it closes (results go first).
+  readonly #results: Array<string>
+  readonly #blocks: Array<string>
+  #last: BlockText | undefined
+  #lastIsResult: boolean
+  #lastMarked: boolean
+  constructor(
+    readonly fragments: AnthropicFragments,
+    readonly cacheAfterItems: number,
+    names: ToolNameMap,
+    state?: AnthropicState
+  ) {
+    this.#context = new ResumableContext(names, state?.calls)
+    this.#closed = state?.closed ?? ""
+    this.#appended = state === undefined ? 0 : resumedPieces(state.closed, state.appended)
+    this.#role = state?.role
+    this.#results = state === undefined ? [] : [...state.results]
+    this.#blocks = state === undefined ? [] : [...state.blocks]
+    this.#last = state?.last
+    this.#lastIsResult = state?.lastIsResult ?? false
+    this.#lastMarked = state?.lastMarked ?? false
+  }
+  #close(): void {
+    if (this.#role === undefined) return
+    const message = openMessage(this.#role, this.#results, this.#blocks)
+    this.#closed = this.#closed === "" ? message : `${this.#closed},${message}`
+    this.#appended++
+    this.#results.length = 0
+    this.#blocks.length = 0
+  }
+  add(items: ReadonlyArray<Item>, position: number): void {
+    for (const block of this.fragments.fragment(items, position, position + 1, this.#context, itemBlocks, undefined)) {
+      if (block.role !== this.#role) {
+        this.#close()
+        this.#role = block.role
+      }
+      ;(block.isResult ? this.#results : this.#blocks).push(block.text)
+      this.#last = block
+      this.#lastIsResult = block.isResult
+      this.#lastMarked = false
+    }
+    // The end of the stable prefix: everything up to it (tools, system, locked history) is written once.
+    if (position === this.cacheAfterItems - 1 && this.#markable()) {
+      const list = this.#lastIsResult ? this.#results : this.#blocks
+      list[list.length - 1] = markedText(this.#last as BlockText)
+      this.#lastMarked = true
+    }
+  }
+  /** Whether a breakpoint may go on the block appended last: it exists, is not marked yet, and allows one. */
+  #markable(): boolean {
+    return this.#last !== undefined && !this.#lastMarked && this.#last.markable
+  }
+  capture(): AnthropicState {
+    return {
+      calls: this.#context.seal(),
+      closed: this.#closed,
+      appended: this.#appended,
+      role: this.#role,
+      results: [...this.#results],
+      blocks: [...this.#blocks],
+      last: this.#last,
+      lastIsResult: this.#lastIsResult,
+      lastMarked: this.#lastMarked
+    }
+  }
+  text(): string {
+    if (this.#role === undefined) return `[${this.#closed}]`
+    let results: ReadonlyArray<string> = this.#results
+    let blocks: ReadonlyArray<string> = this.#blocks
+    // And the end of the conversation, which moves every turn: Anthropic reads the longest cached prefix, so each
+    // request reuses what the previous one wrote (see `anthropicMessages`). The open message's last block is the
+    // history's last block; it is marked in a copy, so the fold can go on from the unmarked state.
+    if (this.cacheAfterItems > 0 && this.#markable()) {
+      const copy = [...(this.#lastIsResult ? results : blocks)]
+      copy[copy.length - 1] = markedText(this.#last as BlockText)
+      if (this.#lastIsResult) results = copy
+      else blocks = copy
+    }
+    const open = openMessage(this.#role, results, blocks)
+    return `[${this.#closed === "" ? open : `${this.#closed},${open}`}]`
+  }
+}
+
+/** A `{ role, content }` message from its blocks' text, tool results first, as `jsonBody` prints it. */
+const openMessage = (role: Role, results: ReadonlyArray<string>, blocks: ReadonlyArray<string>): string => {
+  const content = results.length === 0 ? blocks.join(",") : blocks.length === 0 ? results.join(",") : `${results.join(",")},${blocks.join(",")}`
+  return `${MESSAGE_OPEN[role]}${content}]}`
+}
+
+/** A scheme instance's kept folds (`prefix-snapshots.ts`). */
+export type AnthropicSnapshots = PrefixSnapshots<AnthropicState>
+
+export const anthropicSnapshots = (): AnthropicSnapshots => new PrefixSnapshots<AnthropicState>()
+
+/**
+ * `anthropicMessages(...).messages` as JSON text, resumed from the longest prefix an earlier request folded.
+ * Equal byte for byte to printing `anthropicMessages` (a property test holds the two together); warnings come
+ * from that function.
  */
 export const cachedAnthropicMessages = (
   fragments: AnthropicFragments,
+  snapshots: AnthropicSnapshots,
   items: ReadonlyArray<Item>,
   names: ToolNameMap,
   cacheAfterItems = 0
-): RawJson => {
-  const context = plainContext(names)
-  // One list of pieces and one join at the end; the open message's results and blocks are kept apart until it
-  // closes (results go first), in two arrays reused for every message.
-  const pieces: Array<string> = []
-  const results: Array<string> = []
-  const blocks: Array<string> = []
-  let role: Role | undefined
-  const close = (): void => {
-    if (role === undefined) return
-    pieces.push(pieces.length === 0 ? MESSAGE_OPEN[role] : `,${MESSAGE_OPEN[role]}`)
-    for (let i = 0; i < results.length; i++) pieces.push(i === 0 ? "" : ",", results[i] as string)
-    for (let i = 0; i < blocks.length; i++) pieces.push(i === 0 && results.length === 0 ? "" : ",", blocks[i] as string)
-    pieces.push("]}")
-    results.length = 0
-    blocks.length = 0
-  }
-  // The block appended last, where it sits, and whether it carries a breakpoint already (no object per block:
-  // this runs over every block of every request).
-  let lastList: Array<string> | undefined
-  let lastIndex = 0
-  let lastBlock: BlockText | undefined
-  let lastMarked = false
-
-  const markCacheBreakpoint = (): void => {
-    if (lastList === undefined || lastBlock === undefined || lastMarked || !lastBlock.markable) return
-    lastBlock.marked ??= flat(jsonBody(marked(lastBlock.block)))
-    lastList[lastIndex] = lastBlock.marked
-    lastMarked = true
-  }
-
-  for (let position = 0; position < items.length; position++) {
-    for (const block of fragments.fragment(items, position, position + 1, context, itemBlocks, undefined)) {
-      if (block.role !== role) {
-        close()
-        role = block.role
-      }
-      lastList = block.isResult ? results : blocks
-      lastIndex = lastList.push(block.text) - 1
-      lastBlock = block
-      lastMarked = false
-    }
-    if (position === cacheAfterItems - 1) markCacheBreakpoint()
-  }
-  if (cacheAfterItems > 0) markCacheBreakpoint()
-  close()
-  return rawJson(`[${pieces.join("")}]`)
-}
+): RawJson =>
+  rawJson(
+    snapshots.assemble(
+      items,
+      names,
+      cacheAfterItems,
+      () => new AnthropicFold(fragments, cacheAfterItems, names),
+      (state) => new AnthropicFold(fragments, cacheAfterItems, names, state)
+    )
+  )
 
 /** How `jsonBody` prints the start of a `{ role, content }` message. */
 const MESSAGE_OPEN: Readonly<Record<Role, string>> = { user: '{"role":"user","content":[', assistant: '{"role":"assistant","content":[' }

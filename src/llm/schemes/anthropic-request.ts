@@ -4,29 +4,30 @@ import { jsonBody, rawJson } from "../json-body.ts"
 import type { Request } from "../request.ts"
 import type { ConfigWarning } from "../scheme.ts"
 import { resolveAnthropicSettings } from "./anthropic-config.ts"
-import { type AnthropicFragments, anthropicMessages, cachedAnthropicMessages } from "./anthropic-messages.ts"
+import { type AnthropicFragments, type AnthropicSnapshots, anthropicMessages, cachedAnthropicMessages } from "./anthropic-messages.ts"
 import { foreignOutputWarnings } from "./foreign-output.ts"
 import { anthropicOutputConfig } from "./response-format.ts"
 
 /**
- * The Messages API body for a streaming request, and every warning about what it had to leave out. With
- * `fragments` (what `encodeRequest` passes) the history comes from each item's cached blocks and its warnings are
- * not collected — `validate` calls this without, printing the history whole; the bytes are the same either way.
+ * The Messages API body for a streaming request, and every warning about what it had to leave out. With `encoding`
+ * (what `encodeRequest` passes) the history comes from each item's cached blocks, resumed from an earlier
+ * request's fold, and no warning is collected (`encodeRequest` discards them; collecting some walks the whole
+ * history) — `validate` calls this without, printing the history whole; the bytes are the same either way.
  *
  * Key order is fixed and puts `messages` last: everything before it stays byte-identical while a conversation
  * grows, so a cache-locked prefix can be compared as text.
  */
 export const buildAnthropicRequest = (
   request: Request,
-  fragments?: AnthropicFragments
+  encoding?: { readonly fragments: AnthropicFragments; readonly snapshots: AnthropicSnapshots }
 ): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const names = toolNames(request.tools, "anthropic")
   const { settings, warnings } = resolveAnthropicSettings(request)
-  const cache = request.promptCache
+  const promptCache = request.promptCache
   const history =
-    fragments === undefined
-      ? anthropicMessages(request.items, names, cache?.prefixItems ?? 0)
-      : { messages: cachedAnthropicMessages(fragments, request.items, names, cache?.prefixItems ?? 0), warnings: [] }
+    encoding === undefined
+      ? anthropicMessages(request.items, names, promptCache?.prefixItems ?? 0)
+      : { messages: cachedAnthropicMessages(encoding.fragments, encoding.snapshots, request.items, names, promptCache?.prefixItems ?? 0), warnings: [] }
   const system = request.systemPrompt === undefined || request.systemPrompt === "" ? undefined : request.systemPrompt
   const choice = settings.toolChoice
   const tools = withHostedTools(
@@ -38,7 +39,7 @@ export const buildAnthropicRequest = (
     max_tokens: settings.maxTokens,
     stream: true,
     // With a stable prefix the system prompt becomes a block carrying a breakpoint, which caches tools + system.
-    system: system === undefined || cache === undefined ? system : [{ type: "text", text: system, cache_control: { type: "ephemeral" } }],
+    system: system === undefined || promptCache === undefined ? system : [{ type: "text", text: system, cache_control: { type: "ephemeral" } }],
     tools: tools === undefined ? undefined : rawJson(tools),
     tool_choice: choice === undefined ? undefined : choice.type === "tool" ? { ...choice, name: names.toWire(choice.name) } : choice,
     thinking: settings.thinkingBudget === undefined ? undefined : { type: "enabled", budget_tokens: settings.thinkingBudget },
@@ -49,5 +50,6 @@ export const buildAnthropicRequest = (
     output_config: anthropicOutputConfig(request.config.responseFormat),
     messages: history.messages
   })
+  if (encoding !== undefined) return { body, warnings: [] }
   return { body, warnings: [...warnings, ...history.warnings, ...foreignOutputWarnings(request, "anthropic")] }
 }

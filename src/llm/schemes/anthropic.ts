@@ -1,7 +1,7 @@
 import { toolNames } from "../../schema/provider-tools.ts"
 import type { Scheme } from "../scheme.ts"
 import { createAnthropicDecoder } from "./anthropic-decoder.ts"
-import { anthropicFragments } from "./anthropic-messages.ts"
+import { anthropicFragments, anthropicSnapshots } from "./anthropic-messages.ts"
 import { buildAnthropicRequest } from "./anthropic-request.ts"
 import { withNeutralToolNames } from "./neutral-tool-names.ts"
 
@@ -12,12 +12,12 @@ import { withNeutralToolNames } from "./neutral-tool-names.ts"
  * thinking is on); with extended thinking, temperature, top_k, a low top_p and forced tool choice are dropped
  * and reported by `validate`. Given the request, the decoder maps wire tool names back to neutral ones.
  */
-const fragments = anthropicFragments()
+const encoding = { fragments: anthropicFragments(), snapshots: anthropicSnapshots() }
 
 /** The Anthropic Messages wire format, with cache breakpoints that follow the cache lock (decision 0015). */
 export const anthropicScheme: Scheme = {
   name: "anthropic",
-  encodeRequest: (request) => buildAnthropicRequest(request, fragments).body,
+  encodeRequest: (request) => buildAnthropicRequest(request, encoding).body,
   decoder: (request, options) =>
     withNeutralToolNames(createAnthropicDecoder(options), request === undefined ? undefined : toolNames(request.tools, "anthropic")),
   validate: (request) => buildAnthropicRequest(request).warnings

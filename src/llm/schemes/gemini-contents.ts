@@ -1,5 +1,6 @@
 import type { ToolNameMap } from "../../schema/provider-tools.ts"
 import { type CallLedger, FragmentCache, flat, type ItemContext, plainContext } from "../fragment-cache.ts"
+import { type HistoryFold, PrefixSnapshots, ResumableContext, resumedPieces, type SealedCalls } from "../prefix-snapshots.ts"
 import type { ContentPart, Item } from "../item.ts"
 import { type JsonBodyValue, jsonBody, type RawJson, rawJson } from "../json-body.ts"
 import type { ConfigWarning } from "../scheme.ts"
@@ -123,28 +124,87 @@ export type GeminiFragments = FragmentCache<ReadonlyArray<PartText>>
 
 export const geminiFragments = (): GeminiFragments => new FragmentCache<ReadonlyArray<PartText>>()
 
+interface GeminiState {
+  readonly calls: SealedCalls
+  readonly closed: string
+  readonly appended: number
+  /** The content still open at the end of the prefix: later parts of its role join it. */
+  readonly role: Role | undefined
+  readonly parts: ReadonlyArray<string>
+}
+
 /**
- * `geminiContents(...).contents` as JSON text, from each item's cached parts; consecutive parts of one role are
- * merged here, so only new items are printed. Equal byte for byte to printing `geminiContents` (a property test
- * holds the two together); warnings come from that function.
+ * `geminiContents(...).contents` as a fold over each item's cached parts (`prefix-snapshots.ts`); consecutive parts
+ * of one role are merged here, so only new items are printed.
  */
-export const cachedGeminiContents = (fragments: GeminiFragments, items: ReadonlyArray<Item>, names: ToolNameMap): RawJson => {
-  const context = plainContext(names)
-  // One list of pieces and one join at the end: no string or array per content on every request.
-  const pieces: Array<string> = []
-  let role: Role | undefined
-  for (let position = 0; position < items.length; position++) {
-    for (const part of fragments.fragment(items, position, position + 1, context, itemParts, undefined)) {
-      if (part.role !== role) {
-        pieces.push(role === undefined ? CONTENT_OPEN[part.role] : `]},${CONTENT_OPEN[part.role]}`)
-        role = part.role
-      } else pieces.push(",")
-      pieces.push(part.text)
+class GeminiFold implements HistoryFold<GeminiState> {
+  readonly #context: ResumableContext
+  #closed: string
+  #appended: number
+  #role: Role | undefined
+  readonly #parts: Array<string>
+  constructor(
+    readonly fragments: GeminiFragments,
+    names: ToolNameMap,
+    state?: GeminiState
+  ) {
+    this.#context = new ResumableContext(names, state?.calls)
+    this.#closed = state?.closed ?? ""
+    this.#appended = state === undefined ? 0 : resumedPieces(state.closed, state.appended)
+    this.#role = state?.role
+    this.#parts = state === undefined ? [] : [...state.parts]
+  }
+  add(items: ReadonlyArray<Item>, position: number): void {
+    for (const part of this.fragments.fragment(items, position, position + 1, this.#context, itemParts, undefined)) {
+      if (part.role !== this.#role) {
+        if (this.#role !== undefined) {
+          const content = openContent(this.#role, this.#parts)
+          this.#closed = this.#closed === "" ? content : `${this.#closed},${content}`
+          this.#appended++
+          this.#parts.length = 0
+        }
+        this.#role = part.role
+      }
+      this.#parts.push(part.text)
     }
   }
-  if (role !== undefined) pieces.push("]}")
-  return rawJson(`[${pieces.join("")}]`)
+  capture(): GeminiState {
+    return { calls: this.#context.seal(), closed: this.#closed, appended: this.#appended, role: this.#role, parts: [...this.#parts] }
+  }
+  text(): string {
+    if (this.#role === undefined) return `[${this.#closed}]`
+    const open = openContent(this.#role, this.#parts)
+    return `[${this.#closed === "" ? open : `${this.#closed},${open}`}]`
+  }
 }
+
+const openContent = (role: Role, parts: ReadonlyArray<string>): string => `${CONTENT_OPEN[role]}${parts.join(",")}]}`
+
+/** A scheme instance's kept folds (`prefix-snapshots.ts`). */
+export type GeminiSnapshots = PrefixSnapshots<GeminiState>
+
+export const geminiSnapshots = (): GeminiSnapshots => new PrefixSnapshots<GeminiState>()
+
+/**
+ * `geminiContents(...).contents` as JSON text, resumed from the longest prefix an earlier request folded. Equal
+ * byte for byte to printing `geminiContents` (a property test holds the two together); warnings come from that
+ * function.
+ */
+export const cachedGeminiContents = (
+  fragments: GeminiFragments,
+  snapshots: GeminiSnapshots,
+  items: ReadonlyArray<Item>,
+  names: ToolNameMap
+): RawJson =>
+  rawJson(
+    snapshots.assemble(
+      items,
+      names,
+      0,
+      () => new GeminiFold(fragments, names),
+      (state) => new GeminiFold(fragments, names, state)
+    )
+  )
 
 /** How `jsonBody` prints the start of a `{ role, parts }` content. */
 const CONTENT_OPEN: Readonly<Record<Role, string>> = { user: '{"role":"user","parts":[', model: '{"role":"model","parts":[' }

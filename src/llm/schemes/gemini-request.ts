@@ -4,7 +4,7 @@ import { jsonBody, rawJson } from "../json-body.ts"
 import type { Request } from "../request.ts"
 import type { ConfigWarning } from "../scheme.ts"
 import { type GeminiEndpointFeatures, resolveGeminiSettings } from "./gemini-config.ts"
-import { cachedGeminiContents, type GeminiFragments, geminiContents } from "./gemini-contents.ts"
+import { cachedGeminiContents, type GeminiFragments, type GeminiSnapshots, geminiContents } from "./gemini-contents.ts"
 import { foreignOutputWarnings } from "./foreign-output.ts"
 import { geminiResponseFields } from "./response-format.ts"
 
@@ -16,8 +16,9 @@ import { geminiResponseFields } from "./response-format.ts"
 export type GeminiToolSchemas = "json-schema" | "openapi-subset"
 
 /**
- * The `streamGenerateContent` body, and every warning about what it had to leave out. With `fragments` (what
- * `encodeRequest` passes) the history comes from each item's cached parts and its warnings are not collected —
+ * The `streamGenerateContent` body, and every warning about what it had to leave out. With `encoding` (what
+ * `encodeRequest` passes) the history comes from each item's cached parts, resumed from an earlier request's fold,
+ * and no warning is collected (`encodeRequest` discards them; collecting some walks the whole history) —
  * `validate` calls this without, printing the history whole; the bytes are the same either way. The model is part of the
  * URL, not the body. Key order is fixed and puts `contents` last: everything before it stays byte-identical
  * while a conversation grows, so a cache-locked prefix can be compared as text.
@@ -26,14 +27,14 @@ export const buildGeminiRequest = (
   request: Request,
   toolSchemas: GeminiToolSchemas = "json-schema",
   endpoint: GeminiEndpointFeatures = {},
-  fragments?: GeminiFragments
+  encoding?: { readonly fragments: GeminiFragments; readonly snapshots: GeminiSnapshots }
 ): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const names = toolNames(request.tools, "gemini")
   const { settings, warnings } = resolveGeminiSettings(request, endpoint)
   const history =
-    fragments === undefined
+    encoding === undefined
       ? geminiContents(request.items, names)
-      : { contents: cachedGeminiContents(fragments, request.items, names), warnings: [] }
+      : { contents: cachedGeminiContents(encoding.fragments, encoding.snapshots, request.items, names), warnings: [] }
   const calling = settings.functionCalling
   // Each hosted tool is a Tool entry of its own ({googleSearch:{}}), after the one holding the declarations.
   const tools = withHostedTools(
@@ -76,5 +77,6 @@ export const buildGeminiRequest = (
     generationConfig: Object.values(generationConfig).every((value) => value === undefined) ? undefined : generationConfig,
     contents: history.contents
   })
+  if (encoding !== undefined) return { body, warnings: [] }
   return { body, warnings: [...warnings, ...history.warnings, ...foreignOutputWarnings(request, "gemini")] }
 }

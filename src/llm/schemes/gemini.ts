@@ -4,7 +4,7 @@ import type { Scheme } from "../scheme.ts"
 import { createGeminiDecoder, type GeminiDecoderOptions } from "./gemini-decoder.ts"
 import type { GeminiEndpointFeatures } from "./gemini-config.ts"
 import { type GeminiToolSchemas, buildGeminiRequest } from "./gemini-request.ts"
-import { geminiFragments } from "./gemini-contents.ts"
+import { geminiFragments, geminiSnapshots } from "./gemini-contents.ts"
 import { withNeutralToolNames } from "./neutral-tool-names.ts"
 
 export type { GeminiToolSchemas } from "./gemini-request.ts"
@@ -48,12 +48,12 @@ const serverCalls = (request: Request): { readonly isServerCall?: (name: string)
 
 /** A Gemini wire format (`streamGenerateContent?alt=sse`) with non-default options. */
 export const makeGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme => {
-  const fragments = geminiFragments()
+  const encoding = { fragments: geminiFragments(), snapshots: geminiSnapshots() }
   const endpoint = endpointOf(options)
   return {
     name: "gemini",
     ...(options.toolSchemas === "openapi-subset" ? { toolLintTarget: "gemini-subset" as const } : {}),
-    encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas, endpoint, fragments).body,
+    encodeRequest: (request) => buildGeminiRequest(request, options.toolSchemas, endpoint, encoding).body,
     decoder: (request, decoderOptions) =>
       withNeutralToolNames(
         createGeminiDecoder(request === undefined ? options : { ...options, ...serverCalls(request) }, decoderOptions),

@@ -1,5 +1,6 @@
 import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
-import { FragmentCache, flat, plainContext } from "../fragment-cache.ts"
+import { FragmentCache, flat } from "../fragment-cache.ts"
+import { type HistoryFold, PrefixSnapshots, ResumableContext, resumedPieces, type SealedCalls } from "../prefix-snapshots.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
 import type { JsonBodyValue } from "../json-body.ts"
 import type { ContentPart, FunctionCallItem, Item } from "../item.ts"
@@ -52,30 +53,20 @@ const userContent = (content: ReadonlyArray<ContentPart>): JsonBodyValue => {
   )
 }
 
-/** What a turn collects; arrays when messages are built, counters when only the grouping is wanted. */
-interface Collect<T> {
-  push(value: T): unknown
-  readonly length: number
-}
-
 interface AssistantTurn {
-  readonly reasoning: Collect<string>
-  readonly texts: Collect<string>
-  readonly refusals: Collect<string>
-  readonly calls: Collect<FunctionCallItem>
-}
-
-interface BuiltTurn extends AssistantTurn {
   readonly reasoning: Array<string>
   readonly texts: Array<string>
   readonly refusals: Array<string>
   readonly calls: Array<FunctionCallItem>
 }
 
-/** Whether a turn holds more than the reasoning that opens it (a later message or reasoning starts a new one). */
+/**
+ * Whether a turn holds more than the reasoning that opens it (a later message or reasoning starts a new one).
+ * `ChatFold` follows the same rule with a flag, so the grouping of the two agrees.
+ */
 const hasOutput = (turn: AssistantTurn): boolean => turn.texts.length > 0 || turn.refusals.length > 0 || turn.calls.length > 0
 
-const assistantMessage = (turn: BuiltTurn, names: Names): JsonBodyValue => ({
+const assistantMessage = (turn: AssistantTurn, names: Names): JsonBodyValue => ({
   role: "assistant",
   reasoning_content: turn.reasoning.length > 0 ? turn.reasoning.join("") : undefined,
   // Chat requires content (null allowed) next to tool_calls; an empty string would be a visible empty reply.
@@ -91,68 +82,28 @@ const assistantMessage = (turn: BuiltTurn, names: Names): JsonBodyValue => ({
       : undefined
 })
 
-class Counter<T> implements Collect<T> {
-  length = 0
-  push(_: T): number {
-    return ++this.length
-  }
-}
-
-/** The turn of a walk that only groups: one set of counters, reset for every turn (no allocation per turn). */
-class CountingTurn implements AssistantTurn {
-  readonly reasoning = new Counter<string>()
-  readonly texts = new Counter<string>()
-  readonly refusals = new Counter<string>()
-  readonly calls = new Counter<FunctionCallItem>()
-  reset(): this {
-    this.reasoning.length = this.texts.length = this.refusals.length = this.calls.length = 0
-    return this
-  }
-}
-
-/** Where each message of the history starts and ends in the items (an assistant turn may span several). */
-type OnMessage = (start: number, end: number) => void
-
 /**
  * Chat has no item list: an assistant message owns its tool calls. The model's text and the calls that follow it
  * become one assistant message. Reasoning is never sent as text (that would leak hidden reasoning into the visible
  * conversation); with `echoReasoning` it goes back in the message's own `reasoning_content` field.
- *
- * With `names`, the messages are built and returned. Without, only `onMessage` learns where each message's items
- * are — no message is built, so a history whose messages are cached costs a walk over its items.
  */
-const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean, names: Names | undefined, onMessage?: OnMessage): Array<JsonBodyValue> => {
+const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean, names: Names): Array<JsonBodyValue> => {
   const out: Array<JsonBodyValue> = []
   let turn: AssistantTurn | undefined
-  let turnStart = 0
-  let turnEnd = 0
   const flush = () => {
-    if (turn !== undefined) {
-      if (names !== undefined) out.push(assistantMessage(turn as BuiltTurn, names))
-      onMessage?.(turnStart, turnEnd)
-    }
+    if (turn !== undefined) out.push(assistantMessage(turn, names))
     turn = undefined
   }
-  const counting = names === undefined ? new CountingTurn() : undefined
-  const assistant = (position: number): AssistantTurn => {
-    if (turn === undefined) {
-      turn = counting?.reset() ?? { reasoning: [], texts: [], refusals: [], calls: [] }
-      turnStart = position
-    }
-    turnEnd = position + 1
-    return turn
-  }
-  for (let position = 0; position < items.length; position++) {
-    const item = items[position] as Item
+  const assistant = (): AssistantTurn => (turn ??= { reasoning: [], texts: [], refusals: [], calls: [] })
+  for (const item of items) {
     switch (item.type) {
       case "message":
         if (item.role === "user") {
           flush()
-          if (names !== undefined) out.push({ role: "user", content: userContent(item.content) })
-          onMessage?.(position, position + 1)
+          out.push({ role: "user", content: userContent(item.content) })
         } else {
           if (turn !== undefined && hasOutput(turn)) flush()
-          const current = assistant(position)
+          const current = assistant()
           for (const part of item.content) {
             if (part.type === "refusal") current.refusals.push(part.text)
             else if (part.type !== "input_image" && part.type !== "input_image_url") current.texts.push(part.text)
@@ -160,12 +111,11 @@ const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean, names: Nam
         }
         break
       case "function_call":
-        assistant(position).calls.push(item)
+        assistant().calls.push(item)
         break
       case "function_call_output":
         flush()
-        if (names !== undefined) out.push({ role: "tool", tool_call_id: item.callId, content: toolOutputText(item.output, item.isError) })
-        onMessage?.(position, position + 1)
+        out.push({ role: "tool", tool_call_id: item.callId, content: toolOutputText(item.output, item.isError) })
         break
       case "provider_item":
         // Another wire format's output (decision 0025); validate() reports it left out.
@@ -174,7 +124,7 @@ const messages = (items: ReadonlyArray<Item>, echoReasoning: boolean, names: Nam
         // Reasoning precedes what it led to: it opens the assistant turn it belongs to.
         if (echoReasoning && item.data === undefined && item.text !== "") {
           if (turn !== undefined && hasOutput(turn)) flush()
-          assistant(position).reasoning.push(item.text)
+          assistant().reasoning.push(item.text)
         }
         break
     }
@@ -202,17 +152,132 @@ const uncachedMessages: History = (request, names, echoReasoning) => {
 const messageText = (names: Names, echoReasoning: boolean, items: ReadonlyArray<Item>, start: number, end: number): string =>
   flat(jsonBody(messages(items.slice(start, end), echoReasoning, names)[0] as JsonBodyValue))
 
-/** The `messages` array from each message's cached text (`fragment-cache.ts`), keyed by its first item. */
-const cachedMessages = (fragments: FragmentCache<string>): History => (request, names, echoReasoning) => {
-  const context = plainContext(names)
-  const texts: Array<string> = []
-  const system = systemMessage(request)
-  if (system !== undefined) texts.push(jsonBody(system))
-  const items = request.items
-  messages(items, echoReasoning, undefined, (start, end) => {
-    texts.push(fragments.fragment(items, start, end, context, messageText, echoReasoning))
-  })
-  return rawJson(`[${texts.join(",")}]`)
+interface ChatState {
+  readonly calls: SealedCalls
+  readonly closed: string
+  readonly appended: number
+  /** The assistant turn still open at the end of the prefix (later items may join it), as `[start, end)`. */
+  readonly turn: { readonly start: number; readonly end: number; readonly output: boolean } | undefined
+}
+
+/**
+ * The `messages` array (without the system message) as a fold over the items (`prefix-snapshots.ts`): the
+ * grouping rules of `messages()` walked item by item, each closed message's text from the fragment cache, keyed
+ * by its first item. The assistant turn open at the end is printed by `text` and stays open for later items.
+ */
+class ChatFold implements HistoryFold<ChatState> {
+  readonly #context: ResumableContext
+  #closed: string
+  #appended: number
+  #open = false
+  #start = 0
+  #end = 0
+  /** Whether the open turn holds more than the reasoning that opens it (see `hasOutput`). */
+  #output = false
+  constructor(
+    readonly fragments: FragmentCache<string>,
+    readonly echoReasoning: boolean,
+    readonly system: string | undefined,
+    names: Names,
+    state?: ChatState
+  ) {
+    this.#context = new ResumableContext(names, state?.calls)
+    this.#closed = state?.closed ?? ""
+    this.#appended = state === undefined ? 0 : resumedPieces(state.closed, state.appended)
+    if (state?.turn !== undefined) {
+      this.#open = true
+      this.#start = state.turn.start
+      this.#end = state.turn.end
+      this.#output = state.turn.output
+    }
+  }
+  #message(items: ReadonlyArray<Item>, start: number, end: number): string {
+    return this.fragments.fragment(items, start, end, this.#context, messageText, this.echoReasoning)
+  }
+  #emit(items: ReadonlyArray<Item>, start: number, end: number): void {
+    const text = this.#message(items, start, end)
+    this.#closed = this.#closed === "" ? text : `${this.#closed},${text}`
+    this.#appended++
+  }
+  #flush(items: ReadonlyArray<Item>): void {
+    if (this.#open) this.#emit(items, this.#start, this.#end)
+    this.#open = false
+  }
+  /** `assistant(position)` of `messages()`: opens the turn if none is open, and extends it to `position`. */
+  #assistant(position: number): void {
+    if (!this.#open) {
+      this.#open = true
+      this.#start = position
+      this.#output = false
+    }
+    this.#end = position + 1
+  }
+  add(items: ReadonlyArray<Item>, position: number): void {
+    const item = items[position] as Item
+    switch (item.type) {
+      case "message":
+        if (item.role === "user") {
+          this.#flush(items)
+          this.#emit(items, position, position + 1)
+        } else {
+          if (this.#open && this.#output) this.#flush(items)
+          this.#assistant(position)
+          for (const part of item.content) if (part.type !== "input_image") this.#output = true
+        }
+        return
+      case "function_call":
+        this.#assistant(position)
+        this.#output = true
+        return
+      case "function_call_output":
+        this.#flush(items)
+        this.#emit(items, position, position + 1)
+        return
+      case "provider_item":
+        return
+      case "reasoning":
+        if (this.echoReasoning && item.data === undefined && item.text !== "") {
+          if (this.#open && this.#output) this.#flush(items)
+          this.#assistant(position)
+        }
+        return
+    }
+  }
+  capture(): ChatState {
+    return {
+      calls: this.#context.seal(),
+      closed: this.#closed,
+      appended: this.#appended,
+      turn: this.#open ? { start: this.#start, end: this.#end, output: this.#output } : undefined
+    }
+  }
+  text(items: ReadonlyArray<Item>): string {
+    let out = this.system ?? ""
+    if (this.#closed !== "") out = out === "" ? this.#closed : `${out},${this.#closed}`
+    if (this.#open) {
+      const open = this.#message(items, this.#start, this.#end)
+      out = out === "" ? open : `${out},${open}`
+    }
+    return `[${out}]`
+  }
+}
+
+/** The `messages` array from each message's cached text, resumed from the longest prefix an earlier request folded. */
+const cachedMessages = (fragments: FragmentCache<string>): History => {
+  const snapshots = new PrefixSnapshots<ChatState>()
+  return (request, names, echoReasoning) => {
+    const system = systemMessage(request)
+    const systemText = system === undefined ? undefined : jsonBody(system)
+    return rawJson(
+      snapshots.assemble(
+        request.items,
+        names,
+        0,
+        () => new ChatFold(fragments, echoReasoning, systemText, names),
+        (state) => new ChatFold(fragments, echoReasoning, systemText, names, state)
+      )
+    )
+  }
 }
 
 const assistantHasImage = (items: ReadonlyArray<Item>): boolean =>

@@ -1,5 +1,6 @@
 import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
-import { FragmentCache, flat, plainContext } from "../fragment-cache.ts"
+import { FragmentCache, flat } from "../fragment-cache.ts"
+import { type HistoryFold, PrefixSnapshots, ResumableContext, resumedPieces, type SealedCalls } from "../prefix-snapshots.ts"
 import { hostedToolEntries, withHostedTools } from "../hosted-tools.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
 import type { JsonBodyValue } from "../json-body.ts"
@@ -68,16 +69,49 @@ const inputItemText = (names: Names, _: undefined, items: ReadonlyArray<Item>, s
   return encoded === undefined ? null : flat(jsonBody(encoded))
 }
 
-/** The `input` array from cached per-item text: one entry per item, so the array is their concatenation. */
-const cachedInput = (items: ReadonlyArray<Item>, names: Names): JsonBodyValue => {
-  const context = plainContext(names)
-  const texts: Array<string> = []
-  for (let i = 0; i < items.length; i++) {
-    const text = fragments.fragment(items, i, i + 1, context, inputItemText, undefined)
-    if (text !== null) texts.push(text)
-  }
-  return rawJson(`[${texts.join(",")}]`)
+interface InputState {
+  readonly calls: SealedCalls
+  readonly closed: string
+  readonly appended: number
 }
+
+/** The `input` array as a fold over the items (`prefix-snapshots.ts`): one entry per item, so only a join. */
+class InputFold implements HistoryFold<InputState> {
+  readonly #context: ResumableContext
+  #closed: string
+  #appended: number
+  constructor(names: Names, state?: InputState) {
+    this.#context = new ResumableContext(names, state?.calls)
+    this.#closed = state?.closed ?? ""
+    this.#appended = state === undefined ? 0 : resumedPieces(state.closed, state.appended)
+  }
+  add(items: ReadonlyArray<Item>, position: number): void {
+    const text = fragments.fragment(items, position, position + 1, this.#context, inputItemText, undefined)
+    if (text === null) return
+    this.#closed = this.#closed === "" ? text : `${this.#closed},${text}`
+    this.#appended++
+  }
+  capture(): InputState {
+    return { calls: this.#context.seal(), closed: this.#closed, appended: this.#appended }
+  }
+  text(): string {
+    return `[${this.#closed}]`
+  }
+}
+
+const snapshots = new PrefixSnapshots<InputState>()
+
+/** The `input` array from cached per-item text, resumed from the longest prefix an earlier request folded. */
+const cachedInput = (items: ReadonlyArray<Item>, names: Names): JsonBodyValue =>
+  rawJson(
+    snapshots.assemble(
+      items,
+      names,
+      0,
+      () => new InputFold(names),
+      (state) => new InputFold(names, state)
+    )
+  )
 
 /** The `input` array built and printed whole, item by item: the reference the cached form must equal. */
 const uncachedInput = (items: ReadonlyArray<Item>, names: Names): JsonBodyValue => {

@@ -117,6 +117,16 @@ const PAIRS: ReadonlyArray<readonly [string, () => Scheme, Scheme]> = [
   ["gemini openapi-subset", () => makeGeminiScheme({ toolSchemas: "openapi-subset" }), uncachedGeminiScheme({ toolSchemas: "openapi-subset" })]
 ]
 
+/** A frozen history long enough for kept prefix states: calls with their outputs, messages of both roles. */
+const LONG_BASE: ReadonlyArray<Item> = deepFreeze(
+  Array.from({ length: 8 }, (_, n): Array<Item> => [
+    { type: "message", role: "user", content: [{ type: "input_text", text: `q${n} 😀` }] },
+    { type: "function_call", callId: `call_long_${n}`, name: n % 2 === 0 ? "files.read" : "get_weather", arguments: '{"path":"a.txt"}' },
+    { type: "function_call_output", callId: `call_long_${n}`, output: `out ${n}`, isError: n % 3 === 0 },
+    { type: "message", role: "assistant", content: [{ type: "output_text", text: `a${n}` }] }
+  ]).flat()
+)
+
 /** One request of a sequence: a history made of pool items (so items recur in new contexts), a tool set, a lock. */
 const requestSpec = (poolSize: number) =>
   fc.record({
@@ -128,7 +138,12 @@ const requestSpec = (poolSize: number) =>
   })
 
 const scenario = fc.array(poolItem, { minLength: 1, maxLength: 12 }).chain((pool) =>
-  fc.record({ pool: fc.constant(pool), requests: fc.array(requestSpec(pool.length), { minLength: 1, maxLength: 6 }), grow: fc.boolean() })
+  fc.record({
+    pool: fc.constant(pool),
+    requests: fc.array(requestSpec(pool.length), { minLength: 1, maxLength: 6 }),
+    grow: fc.boolean(),
+    long: fc.boolean()
+  })
 )
 
 const toRequest = (
@@ -151,13 +166,14 @@ describe("fragment cache", () => {
   for (const [name, cached, uncached] of PAIRS) {
     it(`${name}: cached bytes equal uncached bytes, request after request`, () => {
       fc.assert(
-        fc.property(scenario, ({ pool, requests, grow }) => {
+        fc.property(scenario, ({ pool, requests, grow, long }) => {
           // A fresh cached instance per run where the scheme allows it; the shared ones carry state across runs,
           // which is exactly what a long-lived process does.
           const scheme = cached()
-          let history: ReadonlyArray<Item> = []
+          let history: ReadonlyArray<Item> = long ? LONG_BASE : []
           for (const spec of requests) {
-            const request = toRequest(pool, spec, grow ? history : [])
+            // Long histories are where earlier requests' folds are resumed (decision 0028: 32 items or more).
+            const request = toRequest(pool, spec, grow ? history : long ? LONG_BASE : [])
             history = request.items
             const body = uncached.encodeRequest(request)
             expect(scheme.encodeRequest(request)).toBe(body)
