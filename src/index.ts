@@ -82,3 +82,4 @@ export * from "./worker/index.ts"
 
 // Testing: a local replay server that answers a real client with recorded provider streams.
 export * from "./testing/index.ts"
+export type { TelemetryOptions } from "./telemetry/index.ts"
