@@ -7,7 +7,9 @@
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { z } from "zod"
 import { anthropicScheme } from "../src/llm/schemes/anthropic.ts"
-import type { TelemetryOptions } from "../src/telemetry/worker-tracing.ts"
+import { noTracing, workerTracing } from "../src/telemetry/worker-tracing.ts"
+import type { TelemetryOptions, WorkerTracing } from "../src/telemetry/worker-tracing.ts"
+import { Item } from "../src/llm/item.ts"
 import { defineTool } from "../src/tool/define-tool.ts"
 import { Worker } from "../src/worker/worker.ts"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
@@ -45,6 +47,36 @@ console.log(
       ["off again (control)", formatNs(control.p50 / steps), ratio(control)],
       ["default, no tracer provider (no-op spans)", formatNs(noop.p50 / steps), ratio(noop)],
       ["recording (SDK tracer, in-memory exporter)", formatNs(recording.p50 / steps), ratio(recording)]
+    ]
+  )
+)
+
+/**
+ * The seam alone, without the loop around it: one run with one request and one tool call through each tracing,
+ * so the no-op path's cost is seen apart from the loop's noise. Per run, in ns.
+ */
+const request = { model: "m", items: [Item.userText("hi")], tools: [], config: {} }
+const response = { usage: { inputTokens: 1, outputTokens: 1 }, stopReason: "end_turn" as const, items: [] }
+const call = { callId: "c", name: "t", arguments: "{}" }
+const outcome = { status: "ok", output: "x", isError: false }
+const seam = (tracing: WorkerTracing) => async (): Promise<void> => {
+  const run = tracing.run({ provider: "anthropic", model: "m" })
+  run.request(request, 1).succeeded(response)
+  const tool = run.tool(call)
+  await tool.within(async () => undefined)
+  tool.ended(outcome)
+  run.finished({ status: "finished", usage: response.usage })
+}
+const [none, noOp, recorded] = await compareOps([seam(noTracing), seam(workerTracing()), seam(workerTracing({ tracer }))], 15, 30e6)
+if (none === undefined || noOp === undefined || recorded === undefined) throw new Error("missing timing")
+console.log("\nThe seam alone: one run with one request and one tool call (p50 per run).\n")
+console.log(
+  markdownTable(
+    ["tracing", "per run (p50)", "÷ off"],
+    [
+      ["off (`noTracing`)", formatNs(none.p50), "1.00×"],
+      ["default, no tracer provider", formatNs(noOp.p50), ratio(noOp)],
+      ["recording", formatNs(recorded.p50), ratio(recorded)]
     ]
   )
 )
