@@ -87,7 +87,9 @@ const fail = (span: Span, error: TracedError): void => {
  */
 export const workerTracing = (options: TelemetryOptions = {}): WorkerTracing => {
   const recordContent = options.recordContent === true
-  const tracer = (): Tracer => options.tracer ?? trace.getTracer("llm-worker")
+  // The global's ProxyTracer, taken once: it forwards to a provider registered later (and is a no-op until then).
+  const shared = options.tracer ?? trace.getTracer("llm-worker")
+  const tracer = (): Tracer => shared
   return {
     run(client) {
       const provider = providerName(client.provider)
