@@ -67,7 +67,7 @@ const seam = (tracing: WorkerTracing) => async (): Promise<void> => {
   tool.ended(outcome)
   run.finished({ status: "finished", usage: response.usage })
 }
-const [none, noOp, recorded] = await compareOps([seam(noTracing), seam(workerTracing()), seam(workerTracing({ tracer }))], 15, 30e6)
+const [none, noOp, recorded] = await compareOps([seam(noTracing), seam(workerTracing()), seam(workerTracing({ tracer }))], 9, 10e6)
 if (none === undefined || noOp === undefined || recorded === undefined) throw new Error("missing timing")
 console.log("\nThe seam alone: one run with one request and one tool call (p50 per run).\n")
 console.log(

@@ -49,7 +49,7 @@ const examples = readdirSync(examplesDir).filter((name) => name.endsWith(".ts"))
 const run = (file: string): Promise<{ code: number | null; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
     const env = { ...process.env, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", GEMINI_API_KEY: "", GOOGLE_API_KEY: "" }
-    execFile(process.execPath, ["--conditions=source", "--import", "tsx", join("docs", "examples", file)], { cwd: root, env, timeout: 60_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, ["--conditions=source", "--import", "tsx", join("docs", "examples", file)], { cwd: root, env, timeout: 150_000 }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : null, stdout, stderr })
     )
   })
@@ -76,7 +76,7 @@ describe("docs: examples run offline and print what the guides say", () => {
     expect(stderr, `${file} wrote to stderr`).toBe("")
     expect(code, `${file} exited with ${code}\n${stdout}`).toBe(0)
     expect(normaliseOutput(stdout)).toBe(outputs.get(file))
-  }, 90_000) // each example is a fresh Node process compiling TypeScript; several share two cores
+  }, 180_000) // each example is a fresh Node process compiling TypeScript; a dozen share two cores
 })
 
 describe("docs: relative links resolve", () => {
