@@ -2,6 +2,7 @@ import { createServer } from "node:http"
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { SchemeName } from "../llm/scheme.ts"
+import { pause } from "./pause.ts"
 import { isScriptStep } from "./script.ts"
 import type { ScriptStep } from "./script.ts"
 import { encodeScriptStep } from "./wire/index.ts"
@@ -98,22 +99,6 @@ const write = (response: ServerResponse, bytes: Uint8Array): Promise<void> =>
     else response.write(bytes, () => resolve())
   })
 
-/** A pause that ends early (resolving false) when `signal` fires, leaving no timer behind. */
-const pause = (ms: number, signal: AbortSignal): Promise<boolean> =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve(false)
-    if (ms <= 0) return resolve(true)
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", stop)
-      resolve(true)
-    }, ms)
-    const stop = () => {
-      clearTimeout(timer)
-      resolve(false)
-    }
-    signal.addEventListener("abort", stop, { once: true })
-  })
-
 /** Byte offsets just past each event terminator (a blank line, in any of SSE's three line-ending styles). */
 const eventEnds = (text: string): ReadonlyArray<number> => {
   const ends: Array<number> = []
@@ -193,10 +178,10 @@ export const startReplayProvider = async (options: ReplayProviderOptions): Promi
   const route = ROUTES[options.scheme]
   const script = options.script.map((step, ordinal) => wireStep(options.scheme, step, ordinal))
   const requests: Array<RecordedRequest> = []
-  const closing = new AbortController()
+  const inProgress = new Set<AbortController>()
   const server = createServer((request, response) => {
     // One signal per reply: the client hung up, or the server is closing.
-    const gone = AbortSignal.any([closing.signal, disconnectSignal(response)])
+    const gone = replyGone(response, inProgress)
     void (async () => {
       const disconnected = new Promise<void>((resolve) => response.once("close", () => resolve()))
       const body = await readBody(request)
@@ -231,15 +216,23 @@ export const startReplayProvider = async (options: ReplayProviderOptions): Promi
     requests,
     close: () =>
       new Promise<void>((resolve) => {
-        closing.abort()
+        for (const reply of inProgress) reply.abort()
         server.close(() => resolve())
         server.closeAllConnections()
       })
   }
 }
 
-const disconnectSignal = (response: ServerResponse): AbortSignal => {
+/**
+ * A signal per reply that fires when its connection closes or the server closes. Replies in progress are kept in
+ * a set rather than listening on one shared signal, so a hundred concurrent replies add no listeners to it.
+ */
+const replyGone = (response: ServerResponse, inProgress: Set<AbortController>): AbortSignal => {
   const controller = new AbortController()
-  response.once("close", () => controller.abort())
+  inProgress.add(controller)
+  response.once("close", () => {
+    inProgress.delete(controller)
+    controller.abort()
+  })
   return controller.signal
 }

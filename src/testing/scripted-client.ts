@@ -8,6 +8,7 @@ import { geminiScheme } from "../llm/schemes/gemini.ts"
 import { openAiChatScheme } from "../llm/schemes/openai-chat.ts"
 import { openAiResponsesScheme } from "../llm/schemes/openai-responses.ts"
 import { createSseParser } from "../llm/sse.ts"
+import { pause } from "./pause.ts"
 import type { ScriptStep } from "./script.ts"
 import { encodeScriptStep } from "./wire/index.ts"
 
@@ -44,21 +45,6 @@ export interface ScriptedClient extends LlmClient {
 }
 
 const cancelled = () => new LlmCancelled({ message: "The request was cancelled" })
-
-/** Waits `ms`; false when `signal` fired first. No timer outlives a cancel. */
-const pause = (ms: number, signal: AbortSignal | undefined): Promise<boolean> =>
-  new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false)
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", stop)
-      resolve(true)
-    }, ms)
-    const stop = () => {
-      clearTimeout(timer)
-      resolve(false)
-    }
-    signal?.addEventListener("abort", stop, { once: true })
-  })
 
 /**
  * An `LlmClient` that plays a neutral script in process — no HTTP, no port — for unit tests of agents, hooks and
