@@ -78,12 +78,17 @@ const fail = (span: Span, error: TracedError): void => {
   span.end()
 }
 
+const noRequest: RequestTrace = { succeeded: () => undefined, failed: () => undefined }
+const noTool: ToolTrace = { within: (fn) => fn(), ended: () => undefined }
+const noRun: RunTrace = { request: () => noRequest, tool: () => noTool, finished: () => undefined, failed: () => undefined }
+
 /**
  * Spans after the OpenTelemetry GenAI semantic conventions: `invoke_agent` per run (INTERNAL: the agent runs in
  * process), `chat <model>` per model request (CLIENT) and `execute_tool <name>` per executed tool call
  * (INTERNAL), both children of the run. Parents are passed explicitly, so the structure holds without a context
  * manager; the run's parent is the active context (an application span around `run()`). Attributes are computed
- * only for recording spans: with no tracer provider registered, each boundary costs one no-op span.
+ * only for recording spans; with no tracer provider registered a run costs one no-op span and its requests and
+ * tools none.
  */
 export const workerTracing = (options: TelemetryOptions = {}): WorkerTracing => {
   const recordContent = options.recordContent === true
@@ -95,6 +100,12 @@ export const workerTracing = (options: TelemetryOptions = {}): WorkerTracing => 
       const provider = providerName(client.provider)
       const runSpan = tracer().startSpan(options.agentName === undefined ? "invoke_agent" : `invoke_agent ${options.agentName}`, { kind: SpanKind.INTERNAL })
       const recording = runSpan.isRecording()
+      // No provider registered: the no-op tracer hands out spans with an invalid context. Nothing under this run
+      // could record either, so its requests and tools make no spans at all.
+      if (!recording && !trace.isSpanContextValid(runSpan.spanContext())) {
+        runSpan.end()
+        return noRun
+      }
       if (recording) {
         runSpan.setAttributes({
           [GEN_AI.operationName]: "invoke_agent",
@@ -170,10 +181,6 @@ export const workerTracing = (options: TelemetryOptions = {}): WorkerTracing => 
     }
   }
 }
-
-const noRequest: RequestTrace = { succeeded: () => undefined, failed: () => undefined }
-const noTool: ToolTrace = { within: (fn) => fn(), ended: () => undefined }
-const noRun: RunTrace = { request: () => noRequest, tool: () => noTool, finished: () => undefined, failed: () => undefined }
 
 /** Telemetry turned off (`telemetry: false`): not even no-op spans. */
 export const noTracing: WorkerTracing = { run: () => noRun }
