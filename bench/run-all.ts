@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { reproduceCommand } from "./support/report.ts"
 
-const BENCHMARKS = ["dispatch.ts", "dispatch-breakdown.ts", "isolation.ts", "definitions.ts", "memory.ts", "stream.ts", "request.ts", "turn.ts", "cache.ts", "plugin-llm.ts", "remote.ts", "remote-load.ts"] as const
+const BENCHMARKS = ["dispatch.ts", "dispatch-breakdown.ts", "isolation.ts", "definitions.ts", "memory.ts", "stream.ts", "request.ts", "turn.ts", "cache.ts", "plugin-llm.ts", "remote.ts", "remote-load.ts", "telemetry.ts"] as const
 
 console.log(`# llm-worker benchmarks\n\nCommand: \`${reproduceCommand()}\` (each benchmark runs in its own process)\n`)
 let failed = 0

@@ -95,3 +95,5 @@ export type { AssistantResponse, PartialResponse } from "./timeline/assistant-re
 
 // Worker.
 export * from "./worker/index.ts"
+
+export type { TelemetryOptions } from "./telemetry/index.ts"

@@ -2,6 +2,11 @@ import { createServer } from "node:http"
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { SchemeName } from "../llm/scheme.ts"
+import { pause } from "./pause.ts"
+import { isScriptStep } from "./script.ts"
+import type { ScriptStep } from "./script.ts"
+import { encodeScriptStep } from "./wire/index.ts"
+import type { SseFrame } from "./wire/index.ts"
 
 /**
  * A local stand-in for a provider's HTTP API: a real `node:http` server on 127.0.0.1 that answers one scheme's
@@ -9,7 +14,7 @@ import type { SchemeName } from "../llm/scheme.ts"
  * `baseUrl` and everything but the model runs for real: HTTP, SSE parsing, decoding, retries, timeouts.
  */
 
-/** What to do with one request. The script's last step repeats for any request beyond it. */
+/** What to do with one request, in wire terms. The script's last step repeats for any request beyond it. */
 export type ReplayStep =
   | {
       readonly kind: "stream"
@@ -22,9 +27,14 @@ export type ReplayStep =
       /** Send only the first N bytes, then end the response cleanly (`end`) or drop the connection (`reset`). */
       readonly truncateAtByte?: number
       readonly truncateBy?: "end" | "reset"
-      /** Pause before each write, to let idle timers observe a gap or a reader see the text arrive. */
+      /**
+       * Pause before each write, to let idle timers observe a gap or a reader see the text arrive. Without
+       * `splitAt` each SSE event is a write of its own, so the pause falls between events.
+       */
       readonly gapMs?: number
     }
+  /** Writes with a pause before each (what a neutral script's stalls become), then the body ends, hangs or drops. */
+  | { readonly kind: "sse"; readonly frames: ReadonlyArray<SseFrame>; readonly close: "end" | "hang" | "reset" }
   | {
       readonly kind: "status"
       readonly status: number
@@ -59,7 +69,11 @@ export interface ReplayProvider {
 /** Which wire format to serve, and the script of replies, one step per request. */
 export interface ReplayProviderOptions {
   readonly scheme: SchemeName
-  readonly script: ReadonlyArray<ReplayStep>
+  /**
+   * One step per request, in order; the last repeats. A step is either neutral — `reply()…` / `replyError(…)`
+   * (`ScriptStep`), encoded to `scheme`'s genuine SSE or error body — or in wire terms (`ReplayStep`).
+   */
+  readonly script: ReadonlyArray<ReplayStep | ScriptStep>
 }
 
 /** The path each scheme's provider posts to, relative to the server root; `baseUrl` is set to match. */
@@ -82,24 +96,21 @@ const readBody = (request: IncomingMessage): Promise<string> =>
     request.on("error", reject)
   })
 
+/** Resolves once the bytes are handed to the socket, or at once when the connection is gone. */
 const write = (response: ServerResponse, bytes: Uint8Array): Promise<void> =>
   new Promise((resolve) => {
-    if (response.destroyed) resolve()
+    if (response.destroyed || response.writableEnded) resolve()
     else response.write(bytes, () => resolve())
   })
 
-const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Byte offset just past the K-th event terminator (a blank line, in any of SSE's three line-ending styles). */
-const endOfEvents = (text: string, count: number): number => {
+/** Byte offsets just past each event terminator (a blank line, in any of SSE's three line-ending styles). */
+const eventEnds = (text: string): ReadonlyArray<number> => {
+  const ends: Array<number> = []
   const terminator = /\r\n\r\n|\n\n|\r\r/g
-  let end = 0
-  for (let i = 0; i < count; i++) {
-    const match = terminator.exec(text)
-    if (match === null) return Buffer.byteLength(text)
-    end = match.index + match[0].length
+  for (let match = terminator.exec(text); match !== null; match = terminator.exec(text)) {
+    ends.push(Buffer.byteLength(text.slice(0, match.index + match[0].length)))
   }
-  return Buffer.byteLength(text.slice(0, end))
+  return ends
 }
 
 const pieces = (bytes: Uint8Array, splitAt: ReadonlyArray<number>): ReadonlyArray<Uint8Array> => {
@@ -113,30 +124,68 @@ const pieces = (bytes: Uint8Array, splitAt: ReadonlyArray<number>): ReadonlyArra
   return out
 }
 
-const stream = async (response: ServerResponse, step: Extract<ReplayStep, { kind: "stream" }>): Promise<void> => {
+/** What one streamed reply sends: writes, each after a pause, then how the connection ends. */
+interface StreamPlan {
+  readonly writes: ReadonlyArray<{ readonly bytes: Uint8Array; readonly delayMs: number }>
+  readonly close: "end" | "hang" | "reset"
+}
+
+const planTranscript = (step: Extract<ReplayStep, { kind: "stream" }>): StreamPlan => {
+  const all = Buffer.from(step.transcript, "utf8")
+  const ends = eventEnds(step.transcript)
+  const stallAt = step.stallAfterEvents === undefined ? undefined : step.stallAfterEvents <= 0 ? 0 : (ends[step.stallAfterEvents - 1] ?? all.length)
+  const limit = Math.min(all.length, stallAt ?? all.length, step.truncateAtByte ?? all.length)
+  const body = all.subarray(0, limit)
+  // A gap without split points falls between events: one write per event.
+  const splitAt = step.splitAt ?? (step.gapMs === undefined ? [] : ends)
+  const writes = pieces(body, splitAt).map((bytes) => ({ bytes, delayMs: step.gapMs ?? 0 }))
+  const close = stallAt !== undefined && step.truncateAtByte === undefined ? "hang" : step.truncateAtByte !== undefined && step.truncateBy === "reset" ? "reset" : "end"
+  return { writes, close }
+}
+
+const planFrames = (step: Extract<ReplayStep, { kind: "sse" }>): StreamPlan => ({
+  writes: step.frames.map((frame) => ({ bytes: Buffer.from(frame.text, "utf8"), delayMs: frame.delayMs })),
+  close: step.close
+})
+
+/**
+ * Sends a plan. `gone` fires when the client hangs up or the server closes: the remaining writes and pauses are
+ * dropped at once, so a cancelled stream leaves no timer or write behind to keep the process alive.
+ */
+const stream = async (response: ServerResponse, plan: StreamPlan, gone: AbortSignal): Promise<void> => {
   response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
   response.flushHeaders()
-  const all = Buffer.from(step.transcript, "utf8")
-  const stallAt = step.stallAfterEvents === undefined ? undefined : endOfEvents(step.transcript, step.stallAfterEvents)
-  const limit = Math.min(all.length, stallAt ?? all.length, step.truncateAtByte ?? all.length)
-  for (const piece of pieces(all.subarray(0, limit), step.splitAt ?? [])) {
-    if (step.gapMs !== undefined) await delay(step.gapMs)
-    await write(response, piece)
+  for (const { bytes, delayMs } of plan.writes) {
+    if (!(await pause(delayMs, gone))) return
+    if (bytes.length > 0) await write(response, bytes)
   }
-  if (stallAt !== undefined && step.truncateAtByte === undefined) return
-  if (step.truncateAtByte !== undefined && step.truncateBy === "reset") response.destroy()
+  if (gone.aborted || plan.close === "hang") return
+  if (plan.close === "reset") response.destroy()
   else response.end()
+}
+
+/** Neutral steps encoded once, at start, in the scheme's wire format (their position numbers their made-up ids). */
+const wireStep = (scheme: SchemeName, step: ReplayStep | ScriptStep, ordinal: number): ReplayStep => {
+  if (!isScriptStep(step)) return step
+  const encoded = encodeScriptStep(scheme, step, ordinal)
+  return encoded.kind === "sse" ? encoded : { kind: "status", status: encoded.status, headers: encoded.headers, body: encoded.body }
 }
 
 /**
  * Starts a replay provider for `scheme` on an ephemeral loopback port. Requests to any other path get a 404, so
  * a client configured for the wrong scheme fails loudly instead of receiving a stream it cannot parse.
+ * `close()` ends every reply in progress (stalled ones included) and every connection, so nothing of the server
+ * keeps the process alive afterwards.
  */
 export const startReplayProvider = async (options: ReplayProviderOptions): Promise<ReplayProvider> => {
   if (options.script.length === 0) throw new Error("startReplayProvider: the script needs at least one step")
   const route = ROUTES[options.scheme]
+  const script = options.script.map((step, ordinal) => wireStep(options.scheme, step, ordinal))
   const requests: Array<RecordedRequest> = []
+  const inProgress = new Set<AbortController>()
   const server = createServer((request, response) => {
+    // One signal per reply: the client hung up, or the server is closing.
+    const gone = replyGone(response, inProgress)
     void (async () => {
       const disconnected = new Promise<void>((resolve) => response.once("close", () => resolve()))
       const body = await readBody(request)
@@ -146,7 +195,7 @@ export const startReplayProvider = async (options: ReplayProviderOptions): Promi
         response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: `no route for ${request.method} ${path}` }))
         return
       }
-      const step = options.script[Math.min(requests.length - 1, options.script.length - 1)]!
+      const step = script[Math.min(requests.length - 1, script.length - 1)]!
       switch (step.kind) {
         case "status":
           response.writeHead(step.status, { "content-type": "application/json", ...step.headers }).end(step.body ?? "")
@@ -157,7 +206,10 @@ export const startReplayProvider = async (options: ReplayProviderOptions): Promi
           request.socket.destroy()
           return
         case "stream":
-          await stream(response, step)
+          await stream(response, planTranscript(step), gone)
+          return
+        case "sse":
+          await stream(response, planFrames(step), gone)
       }
     })().catch(() => response.destroy())
   })
@@ -168,8 +220,23 @@ export const startReplayProvider = async (options: ReplayProviderOptions): Promi
     requests,
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections()
+        for (const reply of inProgress) reply.abort()
         server.close(() => resolve())
+        server.closeAllConnections()
       })
   }
+}
+
+/**
+ * A signal per reply that fires when its connection closes or the server closes. Replies in progress are kept in
+ * a set rather than listening on one shared signal, so a hundred concurrent replies add no listeners to it.
+ */
+const replyGone = (response: ServerResponse, inProgress: Set<AbortController>): AbortSignal => {
+  const controller = new AbortController()
+  inProgress.add(controller)
+  response.once("close", () => {
+    inProgress.delete(controller)
+    controller.abort()
+  })
+  return controller.signal
 }

@@ -79,6 +79,7 @@ export const streamResponse = async (
     throw new HookAborted({ point, reason, message: `aborted by an ${point} hook: ${reason}` })
   }
 
+  const trace = core.trace.request(request, turn)
   try {
     iterator = core.client.stream(request, { signal: controller.signal, body })[Symbol.asyncIterator]()
     for (;;) {
@@ -110,12 +111,15 @@ export const streamResponse = async (
     timeline.abort(runSignal.aborted ? "Cancelled" : "the response was abandoned")
     // Not awaited: a client that ignores `return()` must not hold the run.
     iterator?.return?.()?.catch(() => undefined)
-    throw withPartial(runSignal.aborted ? cancelled() : toWorkerError(thrown), collector.partial())
+    const error = withPartial(runSignal.aborted ? cancelled() : toWorkerError(thrown), collector.partial())
+    trace.failed(error)
+    throw error
   } finally {
     release()
   }
   timeline.finish()
   const response = collector.result()
+  trace.succeeded(response)
   // A malformed stream costs only the broken event or block; the UI is told what was dropped.
   for (const issue of response.issues) core.hub.emit({ type: "warning", message: `stream protocol issue: ${describeIssue(issue)}` })
   const raw = response.items

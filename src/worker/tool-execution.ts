@@ -92,10 +92,12 @@ const runGuarded = async (
   signal: AbortSignal
 ): Promise<ToolOutcome> => {
   if (signal.aborted) return cancelledOutcome(job.call.callId, job.call.name, "the run was cancelled")
+  const trace = core.trace.tool({ callId: job.call.callId, name: job.call.name, arguments: job.arguments })
+  let outcome: ToolOutcome
   try {
-    return await runOne(core, job, signal)
+    outcome = await trace.within(() => runOne(core, job, signal))
   } catch (thrown) {
-    return {
+    outcome = {
       callId: job.call.callId,
       name: job.call.name,
       status: "error",
@@ -103,6 +105,8 @@ const runGuarded = async (
       isError: true
     }
   }
+  trace.ended(outcome)
+  return outcome
 }
 
 /**

@@ -50,8 +50,13 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
   const cache: Array<CacheReport> = []
   const warnings: Array<string> = []
   const report = (): RunReport => ({ items: core.history.slice(start), usage: sumUsage(usages), cache, warnings })
-  const finished = (): RunResult => ({ status: "finished", ...report() })
-  const paused = (pauseReason: string): RunResult => ({ status: "paused", pauseReason, ...report() })
+  const finished = (): RunResult => traced({ status: "finished", ...report() })
+  const paused = (pauseReason: string): RunResult => traced({ status: "paused", pauseReason, ...report() })
+  core.trace = core.tracing.run(core.client)
+  const traced = (result: RunResult): RunResult => {
+    core.trace.finished(result)
+    return result
+  }
 
   /** Runs one batch; appends its outputs (even when it failed), or keeps its decisions when it paused. */
   const settleCalls = async (calls: ReadonlyArray<FunctionCallItem>, offered: ReadonlySet<string>): Promise<void> => {
@@ -142,6 +147,7 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
     }
     // A Cancelled from the response stream carries the partial response: keep it rather than the signal's reason.
     const error: WorkerError = signal.aborted && !(thrown instanceof Cancelled) ? toWorkerError(signal.reason) : toWorkerError(thrown)
+    core.trace.failed(error)
     core.hub.emit({ type: "error", error })
     core.hub.emit({ type: "status", status: "failed" })
     await core.hooks.notifyAbort({ reason: error._tag === "Cancelled" ? "Cancelled" : error.message, error })

@@ -1,4 +1,6 @@
 import type { LlmClient } from "../llm/client.ts"
+import { noTracing } from "../telemetry/worker-tracing.ts"
+import type { RunTrace, WorkerTracing } from "../telemetry/worker-tracing.ts"
 import type { Item } from "../llm/item.ts"
 import type { RequestConfig } from "../llm/request.ts"
 import type { ToolServerHandle } from "../tool-server/tool-server.ts"
@@ -54,6 +56,10 @@ export interface WorkerCore {
   offered: ReadonlySet<string> | undefined
   /** The run in progress, if any. */
   running: RunControl | undefined
+  /** Where runs, requests and tool calls are reported (OpenTelemetry spans; `noTracing` when turned off). */
+  readonly tracing: WorkerTracing
+  /** The trace of the run in progress (runs never overlap); a no-op between runs. */
+  trace: RunTrace
 }
 
 export const makeCore = (init: {
@@ -63,6 +69,7 @@ export const makeCore = (init: {
   readonly config: RequestConfig
   readonly history: ReadonlyArray<Item>
   readonly settings: RunSettings
+  readonly tracing?: WorkerTracing
 }): WorkerCore => ({
   client: init.client,
   tools: init.tools,
@@ -77,5 +84,7 @@ export const makeCore = (init: {
   lock: undefined,
   pending: new Map(),
   offered: undefined,
-  running: undefined
+  running: undefined,
+  tracing: init.tracing ?? noTracing,
+  trace: noTracing.run(init.client)
 })

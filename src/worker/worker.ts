@@ -27,6 +27,8 @@ import type { EventsOptions, Subscriber, WorkerEvent } from "./subscriber.ts"
 import { toWorkerError } from "./to-worker-error.ts"
 import { unansweredCalls } from "./tool-execution.ts"
 import { type RunResult, runTurns } from "./turn-loop.ts"
+import { noTracing, workerTracing } from "../telemetry/worker-tracing.ts"
+import type { TelemetryOptions } from "../telemetry/worker-tracing.ts"
 import { type WorkerCore, makeCore } from "./worker-core.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit } from "../tool/output-limit.ts"
 import { CallsPending, type EventBufferOverflow, StaleWorker, WorkerBusy, type WorkerError, WorkerLocked } from "./worker-error.ts"
@@ -64,6 +66,12 @@ export interface WorkerOptions {
    * subscribers get a warning.
    */
   readonly maxCallsPerResponse?: number
+  /**
+   * OpenTelemetry spans for each run, model request and tool call (GenAI semantic conventions), through the
+   * global tracer by default: a no-op until the application registers a tracer provider. Options choose the
+   * tracer and opt in to recording content; `false` turns it off.
+   */
+  readonly telemetry?: TelemetryOptions | false
 }
 
 /** Options of one `run()` / `resume()`. */
@@ -573,7 +581,8 @@ export const Worker = {
           maxParallelTools,
           maxCallsPerResponse,
           maxToolOutputBytes
-        }
+        },
+        tracing: options.telemetry === false ? noTracing : workerTracing(options.telemetry ?? {})
       })
     )
   }

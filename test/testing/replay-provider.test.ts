@@ -94,3 +94,23 @@ describe("startReplayProvider (public testing utility)", () => {
     await expect(startReplayProvider({ scheme: "anthropic", script: [] })).rejects.toThrow(/at least one step/)
   })
 })
+
+describe("startReplayProvider: pauses", () => {
+  it("gapMs without splitAt sends each SSE event as a write of its own, after the pause", async () => {
+    const transcript = sseText([{ data: "1" }, { data: "2" }, { data: "3" }])
+    const server = await start({ scheme: "openai-chat", script: [{ kind: "stream", transcript, gapMs: 60 }] })
+    const reader = (await post(`${server.baseUrl}/chat/completions`)).body!.getReader()
+    const reads: Array<string> = []
+    for (let read = await reader.read(); !read.done; read = await reader.read()) reads.push(new TextDecoder().decode(read.value))
+    expect(reads).toEqual(["data: 1\n\n", "data: 2\n\n", "data: 3\n\n"])
+  })
+
+  it("close() ends a reply that is pausing, and the recorded request sees the disconnect", async () => {
+    const server = await startReplayProvider({ scheme: "openai-chat", script: [{ kind: "sse", frames: [{ text: "data: 1\n\n", delayMs: 0 }, { text: "data: 2\n\n", delayMs: 60_000 }], close: "end" }] })
+    const reader = (await post(`${server.baseUrl}/chat/completions`)).body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: 1\n\n")
+    await server.close()
+    await server.requests[0]?.disconnected
+    await expect(reader.read()).rejects.toThrow()
+  })
+})
