@@ -9,7 +9,9 @@ const SOURCE_CONDITION = "@llm-worker/source"
 
 export default defineConfig({
   resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
-  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] } },
+  // Without "module": Node loads externalised dependencies itself, and some packages' "module" builds
+  // (@opentelemetry/api's) use extensionless imports that only bundlers resolve.
+  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions.filter((condition) => condition !== "module")] } },
   plugins: [standardDecorators()],
   test: {
     include: ["test/**/*.test.ts"],
