@@ -23,10 +23,13 @@ export interface PluginGrants {
   readonly maxConcurrent?: number
 }
 
+/** `plugins.entries.<id>`: one plugin as the operator configured it. */
 export interface PluginEntry {
+  /** Whether the host loads its `module` (default true); a disabled entry's module is not loaded. */
   readonly enabled: boolean
   /** An in-process plugin module the host loads (path relative to the config file). */
   readonly module?: string
+  /** What the plugin may choose; closed (nothing granted) when the entry has no `llm` section. */
   readonly llm: PluginGrants
 }
 
@@ -65,22 +68,31 @@ export interface PriceEntry {
   readonly cacheWritePerMTok?: number
 }
 
+/** The `llm` section, decoded with its defaults: timeouts, retries, endpoints, fallback, vision, prices, budgets. */
 export interface LlmSection {
   /** Global default deadline of one call (`llm.timeout`, seconds); 60 s when absent. */
   readonly timeoutMs: number
   /** Retries per route before the next hop (`llm.max_retries`); 1 when absent. */
   readonly maxRetries: number
+  /** `llm.providers`: named endpoints routes may use besides the built-in providers. */
   readonly providers: Readonly<Record<string, ProviderEndpoint>>
+  /** `llm.profiles`: stored credentials a plugin may pick with `profile` (when granted). */
   readonly profiles: Readonly<Record<string, CredentialProfile>>
+  /** `llm.fallback`: routes tried in order when a route fails in a way another may not (429, 5xx, connection, provider error, no credential). */
   readonly fallback: ReadonlyArray<RouteSpec>
+  /** `llm.vision`: where a call with images goes when its route's model cannot take images. */
   readonly vision?: RouteSpec
   /** Models that cannot take images (exact ids, or a prefix ending in `*`); added to the built-in list. */
   readonly textOnlyModels: ReadonlyArray<string>
+  /** Largest image of a call, in bytes, after base64 decoding (`llm.max_image_bytes`); 5 MiB when absent. */
   readonly maxImageBytes: number
+  /** `llm.prices`: the operator's own prices, used before the maintained table. */
   readonly prices: ReadonlyArray<PriceEntry>
   /** `genai-prices` (default): the maintained table from `@pydantic/genai-prices`; `none`: only `prices`. */
   readonly priceTable: "genai-prices" | "none"
+  /** Calls each plugin may make while the host runs (`llm.budgets.max_calls`); absent: unbounded. */
   readonly defaultMaxCalls?: number
+  /** Calls of each plugin in flight at once (`llm.budgets.max_concurrent`); 4 when absent. */
   readonly defaultMaxConcurrent: number
 }
 
@@ -91,11 +103,15 @@ export interface PluginLlmConfig {
   readonly llm: LlmSection
 }
 
+/** A call's deadline when neither the call, its task nor `llm.timeout` sets one, in milliseconds (60 s). */
 export const DEFAULT_TIMEOUT_MS = 60_000
 /** Deadlines in seconds are at most one day (past 2^31 ms a timer would fire at once). */
 export const MAX_TIMEOUT_SECONDS = 86_400
+/** Largest image of a call when `llm.max_image_bytes` is not set, in bytes (5 MiB). */
 export const DEFAULT_MAX_IMAGE_BYTES = 5 * 1024 * 1024
+/** Calls of one plugin in flight at once when neither its grants nor `llm.budgets.max_concurrent` say (4). */
 export const DEFAULT_MAX_CONCURRENT = 4
+/** Retries of one route before the next fallback hop when `llm.max_retries` is not set (1). */
 export const DEFAULT_MAX_RETRIES = 1
 
 const CLOSED: PluginGrants = {

@@ -68,6 +68,7 @@ export class PluginLlmBudgetExceeded extends Data.TaggedError("PluginLlmBudgetEx
   readonly message: string
 }> {}
 
+/** Which deadline ended a call: the call's own `timeout`, its task's (`auxiliary.<task>.timeout` or the plugin's default), or `llm.timeout` / 60 s. */
 export type TimeoutSource = "explicit" | "task" | "default"
 
 /** One route tried and left for the next: which, and why (no credential or body text, ever). */
@@ -79,6 +80,7 @@ export interface FallbackHop {
   readonly message: string
 }
 
+/** Every error a `ctx.llm` call fails with (the Promise's rejection, the Effect's failure); tell them apart by `_tag`. */
 export type PluginLlmError =
   | PluginLlmTrustError
   | PluginLlmInputError

@@ -15,18 +15,31 @@ export interface HandlerRequest {
   readonly signal?: AbortSignal
 }
 
+/** The answer to send: the HTTP status and a JSON body (`ok: true` with the result, or `ok: false` with `error`). */
 export interface HandlerResponse {
+  /** 200; else 401 (token), 403 (gate), 404, 422 (input, schema), 429 (rate, budget), 499 (cancelled), 500, 502 (provider), 504 (timeout). */
   readonly status: number
+  /** The JSON body, with the contract's snake_case keys. */
   readonly body: Readonly<Record<string, unknown>>
 }
 
+/** What `createPluginLlmHandler` serves: the host's plugin runtime and how registrant tokens map to plugins. */
 export interface PluginLlmHandlerOptions {
+  /** Whose `ctx.llm` lanes and commands are served. */
   readonly runtime: PluginRuntime
   /** The plugin id (its source) a registrant token stands for, or undefined for an unknown token. */
   readonly pluginForToken: (token: string) => string | undefined
 }
 
 export { REGISTRANT_TOKEN_HEADER }
+
+/** The plugin-LLM routes of the host's HTTP API, to mount in any server. */
+export interface PluginLlmHandler {
+  /** Whether `method path` is one of its routes (so the server hands it over rather than answering 404). */
+  readonly handles: (method: string, path: string) => boolean
+  /** Answers one request; never throws (every failure is a `HandlerResponse` with `ok: false`). */
+  readonly handle: (request: HandlerRequest) => Promise<HandlerResponse>
+}
 
 const SHARED_KEYS = ["provider", "model", "agent_id", "profile", "task", "temperature", "max_tokens", "timeout", "purpose"] as const
 const COMPLETE_KEYS = [...SHARED_KEYS, "messages"]
@@ -110,7 +123,7 @@ const errorBody = (error: PluginLlmError): HandlerResponse => {
  * id, so a remote plugin gets the same gate, audit and limits as an in-process one), `POST /api/commands/<name>`
  * and `GET /api/commands`. `handles` says whether a request is one of these; `handle` never throws.
  */
-export const createPluginLlmHandler = (options: PluginLlmHandlerOptions) => {
+export const createPluginLlmHandler = (options: PluginLlmHandlerOptions): PluginLlmHandler => {
   const { runtime } = options
   const handles = (method: string, path: string): boolean =>
     (method === "POST" && (path === "/api/llm/complete" || path === "/api/llm/complete-structured" || path.startsWith("/api/commands/"))) ||

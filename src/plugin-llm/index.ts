@@ -12,6 +12,7 @@ export type {
   PluginLlm,
   PluginLlmHost,
   PluginLlmOptions,
+  ParsedOutput,
   StructuredCallOptions,
   StructuredResult
 } from "./plugin-llm.ts"
@@ -43,14 +44,14 @@ export type { ConfigIssue, FallbackHop, GatedOverride, PluginLlmError, TimeoutSo
 export type { AuditRecord, AuditSink, PluginLlmUsage } from "./audit.ts"
 export type { ChatContentPart, ChatMessage, InputBlock } from "./inputs.ts"
 export { sniffImageType, DEFAULT_MAX_PARTS, DEFAULT_MAX_TEXT_CHARS } from "./inputs.ts"
-export { DEFAULT_BUILTIN_TASKS } from "./tasks.ts"
+export { DEFAULT_BUILTIN_TASKS, TaskRegistry } from "./tasks.ts"
 export type { AuxiliaryTaskOptions, RegisteredTask } from "./tasks.ts"
 export { DEFAULT_TEXT_ONLY_MODELS } from "./routes.ts"
 export { CommandRegistry, createPluginContext } from "./plugin-context.ts"
-export type { CommandHandler, CommandOptions, PluginContext, PluginModule, RegisteredCommand } from "./plugin-context.ts"
+export type { CommandHandler, CommandOptions, ContextOptions, PluginContext, PluginModule, RegisteredCommand } from "./plugin-context.ts"
 export { createPluginRuntime } from "./plugin-runtime.ts"
 export type { LoadedPlugin, PluginRuntime, PluginRuntimeOptions } from "./plugin-runtime.ts"
 export { createPluginLlmHandler, parseSlashCommand, REGISTRANT_TOKEN_HEADER } from "./http-handler.ts"
-export type { HandlerRequest, HandlerResponse, PluginLlmHandlerOptions } from "./http-handler.ts"
+export type { HandlerRequest, HandlerResponse, PluginLlmHandler, PluginLlmHandlerOptions } from "./http-handler.ts"
 export { createRemotePluginLlm } from "./remote-client.ts"
 export type { RemotePluginLlmOptions } from "./remote-client.ts"

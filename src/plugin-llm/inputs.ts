@@ -7,6 +7,7 @@ export interface ChatMessage {
   readonly content: string | ReadonlyArray<ChatContentPart>
 }
 
+/** One part of a message's content, OpenAI-style: text, or an image by URL (`https:` or `data:`). */
 export type ChatContentPart =
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "image_url"; readonly image_url: string | { readonly url: string } }
@@ -28,7 +29,9 @@ export interface InputLimits {
   readonly maxTextChars: number
 }
 
+/** Most messages (`complete`) or input blocks (`completeStructured`) one call may have: 256. */
 export const DEFAULT_MAX_PARTS = 256
+/** Most text one call may carry, in UTF-16 characters across all its messages or blocks: one million. */
 export const DEFAULT_MAX_TEXT_CHARS = 1_000_000
 const MAX_URL_CHARS = 4096
 

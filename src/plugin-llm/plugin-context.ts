@@ -6,19 +6,29 @@ import type { AuxiliaryTaskOptions, RegisteredTask } from "./tasks.ts"
 /** A slash command's handler: the text after `/<name> `, answered with text. */
 export type CommandHandler = (args: string) => string | Promise<string>
 
+/** A slash command as a plugin registers it (`ctx.registerCommand`). */
 export interface CommandOptions {
+  /** Typed as `/<name>`: `[a-z0-9][a-z0-9_-]{0,63}`, one plugin per name. */
   readonly name: string
+  /** Answers the command's argument text. */
   readonly handler: CommandHandler
+  /** Shown in help (default empty). */
   readonly description?: string
   /** Shown in help: `/tldr <text>`. */
   readonly argsHint?: string
 }
 
+/** A command as the host holds it: the plugin's options with its owner and the defaults filled in. */
 export interface RegisteredCommand {
+  /** The command's name (without the slash). */
   readonly name: string
+  /** The plugin that registered it. */
   readonly pluginId: string
+  /** Shown in help; may be empty. */
   readonly description: string
+  /** Shown in help after the name; may be empty. */
   readonly argsHint: string
+  /** Answers the command's argument text. */
   readonly handler: CommandHandler
 }
 
@@ -28,14 +38,22 @@ export interface PluginContext {
   readonly pluginId: string
   /** Adds a tool the agent can call (the core `defineTool` / `Tool.from*` definitions). */
   registerTool(definition: ToolDefinition): void
+  /** Adds a slash command. Throws `PluginLlmInputError` for a bad name or one another plugin holds. */
   registerCommand(options: CommandOptions): void
+  /**
+   * Declares an auxiliary task the operator can route (`auxiliary.<name>`) and the plugin can call with `task`.
+   * Throws `PluginLlmInputError` for a bad or taken name (built-in ones included).
+   */
   registerAuxiliaryTask(name: string, options?: AuxiliaryTaskOptions): RegisteredTask
+  /** The plugin's lane to the host's models. */
   readonly llm: PluginLlm
 }
 
 /** A plugin module: `export const manifest = { name }` and `export function register(ctx)`. */
 export interface PluginModule {
+  /** `name` is the plugin id (`[a-z0-9][a-z0-9_-]{0,63}`), the key of its `plugins.entries.<id>` config. */
   readonly manifest: { readonly name: string; readonly version?: string; readonly description?: string }
+  /** Called once when the plugin is loaded: register tools, commands and tasks on `ctx` here. */
   register(ctx: PluginContext): void | Promise<void>
 }
 
@@ -45,6 +63,7 @@ const COMMAND_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/
 export class CommandRegistry {
   readonly #commands = new Map<string, RegisteredCommand>()
 
+  /** Registers a command for `pluginId`. Throws `PluginLlmInputError` for a bad name or handler, or a taken name. */
   add(pluginId: string, options: CommandOptions): void {
     if (typeof options !== "object" || options === null) throw new PluginLlmInputError({ field: "command", message: "registerCommand takes {name, handler, description?, argsHint?}" })
     const { name, handler } = options
@@ -57,10 +76,12 @@ export class CommandRegistry {
     this.#commands.set(name, Object.freeze({ name, pluginId, handler, description: options.description ?? "", argsHint: options.argsHint ?? "" }))
   }
 
+  /** The command named `name` (without the slash), if any. */
   get(name: string): RegisteredCommand | undefined {
     return this.#commands.get(name)
   }
 
+  /** Every command, sorted by name (for help and `GET /api/commands`). */
   list(): ReadonlyArray<RegisteredCommand> {
     return [...this.#commands.values()].sort((a, b) => (a.name < b.name ? -1 : 1))
   }
@@ -80,14 +101,20 @@ export class CommandRegistry {
   }
 }
 
+/** What `createPluginContext` binds a plugin's `ctx` to. */
 export interface ContextOptions {
+  /** Gives the context its `llm` lane and task registry. */
   readonly host: PluginLlmHost
+  /** Where the plugin's commands go. */
   readonly commands: CommandRegistry
   /** Where the plugin's tools go (the host registers them on its roles); default: kept in `tools`. */
   readonly registerTool?: (pluginId: string, definition: ToolDefinition) => void
 }
 
-/** The `ctx` of one plugin, bound to the host's task and command registries and its `ctx.llm`. */
+/**
+ * The `ctx` of one plugin, bound to the host's task and command registries and its `ctx.llm`. Without
+ * `registerTool` in the options, the tools it registers are kept in `tools`.
+ */
 export const createPluginContext = (pluginId: string, options: ContextOptions): PluginContext & { readonly tools: ReadonlyArray<ToolDefinition> } => {
   const tools: Array<ToolDefinition> = []
   return {

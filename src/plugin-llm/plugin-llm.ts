@@ -43,64 +43,118 @@ export interface CallOptions {
   readonly profile?: string
   /** An auxiliary task: the plugin's own, or a built-in one with `allow_task_override`. `auto`: none. */
   readonly task?: string
+  /** Sampling temperature, a non-negative number; the provider's default when absent. */
   readonly temperature?: number
+  /** Largest answer, in tokens (a positive integer); the provider's default when absent. */
   readonly maxTokens?: number
-  /** Seconds; over the task's `auxiliary.<task>.timeout` and the global `llm.timeout`. */
+  /**
+   * The whole call's deadline in seconds, at most 86,400; over the task's `auxiliary.<task>.timeout` and the
+   * global `llm.timeout`. Past it the call fails with `PluginLlmTimeoutError`.
+   */
   readonly timeout?: number
   /** Free text for the audit line (`hooks.error-rewrite`). */
   readonly purpose?: string
+  /** Cancels the call (`PluginLlmCancelled`); the Effect forms are interrupted instead. */
   readonly signal?: AbortSignal
 }
 
+/** A `complete` call: a chat in OpenAI's message shape, answered with text. */
 export interface CompleteCallOptions extends CallOptions {
   /** OpenAI-shaped messages; system and developer messages become the system prompt. */
   readonly messages: ReadonlyArray<ChatMessage>
 }
 
+/**
+ * A `completeStructured` call: instructions and input blocks (text and images), answered with JSON that is parsed
+ * and, given `jsonSchema`, validated.
+ */
 export interface StructuredCallOptions<S extends ArgumentSchema | undefined = undefined> extends CallOptions {
+  /** What to do with the input; sent as the system prompt (after `systemPrompt`, when given). */
   readonly instructions: string
+  /** The material: text blocks and image blocks (bytes or a URL); an image routes the call to a vision model. */
   readonly input: ReadonlyArray<InputBlock>
   /** Effect Schema, zod or raw JSON Schema (object root): the answer is asked for, parsed and validated. */
   readonly jsonSchema?: S
   /** Ask for JSON without a schema (any object). */
   readonly jsonMode?: boolean
+  /** A name for the schema as providers are told it (at most 200 characters); default `output`. */
   readonly schemaName?: string
+  /** Put before `instructions` in the system prompt. */
   readonly systemPrompt?: string
   /** On a parse or validation failure, ask once more with the issues (usage of both requests is summed). */
   readonly repair?: boolean
 }
 
+/** A `complete` answer: the text, who gave it, what it cost, and the call's audit record. */
 export interface CompleteResult {
+  /** The model's answer. */
   readonly text: string
   /** The provider and model that answered (after vision routing and fallback). */
   readonly provider: string
+  /** The model that answered. */
   readonly model: string
+  /** The host role whose model and credentials were used (the active one unless `agentId` was granted). */
   readonly agentId: string
+  /** Tokens of every request the call made, and the cost where a price is known. */
   readonly usage: PluginLlmUsage
+  /** The line written to the audit log for this call. */
   readonly audit: AuditRecord
 }
 
+/**
+ * A `completeStructured` answer. An answer that does not parse or validate is not an error: `contentType` is
+ * `text`, `parsed` is null and `issues` say why (ask with `repair: true` to have the model try once more).
+ */
 export interface StructuredResult<A> extends CompleteResult {
   /** The validated value when `contentType` is `json`; `null` otherwise. */
   readonly parsed: A | null
+  /** `json` when the answer parsed (and validated); `text` when it did not. */
   readonly contentType: "json" | "text"
   /** Why the answer was refused (parse or validation issues), when it was. */
   readonly issues?: ReadonlyArray<ArgumentIssue>
 }
 
-type Parsed<S> = S extends ArgumentSchema ? InferArguments<S> : unknown
+/** The value `completeStructured` parses for a schema `S`: the schema's decoded type, or `unknown` without one. */
+export type ParsedOutput<S> = S extends ArgumentSchema ? InferArguments<S> : unknown
 
-/** `ctx.llm`: one plugin's lane to the host's models. Every call has a Promise and an Effect form. */
+/**
+ * `ctx.llm`: one plugin's lane to the host's models. Every call has a Promise and an Effect form. Each call is
+ * gated by the plugin's grants (routing options it was not granted fail with `PluginLlmTrustError`), counted
+ * against its budgets and written to the audit log.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod"
+ *
+ * const summary = await ctx.llm.complete({ messages: [{ role: "user", content: `Summarise: ${text}` }], purpose: "tldr" })
+ * const tasks = await ctx.llm.completeStructured({
+ *   instructions: "Extract the action items.",
+ *   input: [{ type: "text", text }],
+ *   jsonSchema: z.object({ tasks: z.array(z.object({ action: z.string() })) }),
+ *   repair: true
+ * })
+ * if (tasks.parsed !== null) for (const task of tasks.parsed.tasks) console.log(task.action)
+ * ```
+ */
 export interface PluginLlm {
+  /** The plugin this lane belongs to (its manifest name, or a remote plugin's source). */
   readonly pluginId: string
+  /** A chat answered with text. Rejects with a `PluginLlmError` (gate, input, budget, timeout, provider, cancel). */
   complete(options: CompleteCallOptions): Promise<CompleteResult>
-  completeStructured<S extends ArgumentSchema | undefined = undefined>(options: StructuredCallOptions<S>): Promise<StructuredResult<Parsed<S>>>
+  /**
+   * Instructions and input answered with JSON, parsed and validated against `jsonSchema`. Rejects with a
+   * `PluginLlmError`; an answer that fails validation is a result with `issues`, not a rejection.
+   */
+  completeStructured<S extends ArgumentSchema | undefined = undefined>(options: StructuredCallOptions<S>): Promise<StructuredResult<ParsedOutput<S>>>
+  /** `complete` as an Effect: fails with a typed `PluginLlmError`; interruption cancels the provider request. */
   completeEffect(options: Omit<CompleteCallOptions, "signal">): Effect.Effect<CompleteResult, PluginLlmError>
+  /** `completeStructured` as an Effect: fails with a typed `PluginLlmError`; interruption cancels the request. */
   completeStructuredEffect<S extends ArgumentSchema | undefined = undefined>(
     options: Omit<StructuredCallOptions<S>, "signal">
-  ): Effect.Effect<StructuredResult<Parsed<S>>, PluginLlmError>
+  ): Effect.Effect<StructuredResult<ParsedOutput<S>>, PluginLlmError>
 }
 
+/** What `createPluginLlm` builds the host side from: the host's models, the operator's config, where keys are read. */
 export interface PluginLlmOptions {
   /** The host's default role: its client options (provider, model, key, base URL). Never shown to plugins. */
   readonly active: LlmClientOptions
@@ -116,6 +170,7 @@ export interface PluginLlmOptions {
   readonly configDir?: string
   /** Where keys named by the config are read (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>
+  /** The `fetch` provider requests are made with (default the global one). */
   readonly fetch?: typeof globalThis.fetch
   /** The audit log (default: one JSON line per call on stderr); `false` for none. `result.audit` is always set. */
   readonly audit?: AuditSink | false
@@ -125,8 +180,11 @@ export interface PluginLlmOptions {
 
 /** The host side of the plugin LLM layer: one per host, one `PluginLlm` per plugin. */
 export interface PluginLlmHost {
+  /** The operator's config, decoded. */
   readonly config: PluginLlmConfig
+  /** The auxiliary tasks plugins have registered, and the host's built-in task names. */
   readonly tasks: TaskRegistry
+  /** The `ctx.llm` of one plugin: gated by `plugins.entries.<pluginId>.llm`, closed when the plugin has no entry. */
   forPlugin(pluginId: string): PluginLlm
   /** Calls made and in flight per plugin, for the status page. */
   usage(pluginId: string): { readonly calls: number; readonly inFlight: number }
@@ -171,7 +229,24 @@ const MAX_TIMEOUT_SECONDS = 86_400
 const repairPrompt = (issues: ReadonlyArray<ArgumentIssue>): string =>
   `Your answer was not accepted: ${formatIssues(issues)}. Reply again with only the JSON value, matching the schema exactly.`
 
-/** Creates the host side of `ctx.llm`. Throws `PluginLlmConfigError` for an operator config that does not decode. */
+/**
+ * Creates the host side of `ctx.llm`. Throws `PluginLlmConfigError` for an operator config that does not decode.
+ * Provider clients are built per route on first use; nothing is sent until a plugin calls.
+ *
+ * @example
+ * ```ts
+ * import { createPluginLlm } from "llm-worker/plugin-llm"
+ *
+ * const host = createPluginLlm({
+ *   active: { provider: "openai", model: "gpt-4.1-mini", apiKey: process.env.OPENAI_API_KEY },
+ *   // what the operator wrote in llm-worker.yaml: tldr may pick its model, from a list
+ *   config: { plugins: { entries: { tldr: { llm: { allow_model_override: true, allowed_models: ["gpt-4.1"] } } } } }
+ * })
+ * const llm = host.forPlugin("tldr")
+ * const result = await llm.complete({ messages: [{ role: "user", content: "ping" }], model: "gpt-4.1", purpose: "health" })
+ * console.log(result.text, result.usage.totalTokens, result.audit.outcome)
+ * ```
+ */
 export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
   const config = isDecodedConfig(options.config) ? options.config : decodePluginLlmConfig(options.config ?? {})
   const tasks = new TaskRegistry(options.builtinTasks ?? DEFAULT_BUILTIN_TASKS)
@@ -464,8 +539,8 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
       const { parsed: _p, contentType: _c, issues: _i, ...result } = await run(pluginId, "complete", prepareChat(callOptions), callOptions)
       return result
     }
-    const completeStructured = <S extends ArgumentSchema | undefined = undefined>(callOptions: StructuredCallOptions<S>): Promise<StructuredResult<Parsed<S>>> =>
-      run(pluginId, "complete_structured", prepareStructured(callOptions as StructuredCallOptions<ArgumentSchema | undefined>), callOptions) as Promise<StructuredResult<Parsed<S>>>
+    const completeStructured = <S extends ArgumentSchema | undefined = undefined>(callOptions: StructuredCallOptions<S>): Promise<StructuredResult<ParsedOutput<S>>> =>
+      run(pluginId, "complete_structured", prepareStructured(callOptions as StructuredCallOptions<ArgumentSchema | undefined>), callOptions) as Promise<StructuredResult<ParsedOutput<S>>>
     return Object.freeze({
       pluginId,
       complete,

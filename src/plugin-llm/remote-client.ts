@@ -20,6 +20,7 @@ import {
 } from "./errors.ts"
 import type { CallOptions, CompleteCallOptions, CompleteResult, PluginLlm, StructuredCallOptions, StructuredResult } from "./plugin-llm.ts"
 
+/** Where the host's HTTP lane is and how a remote plugin proves who it is. */
 export interface RemotePluginLlmOptions {
   /** The host, e.g. `http://127.0.0.1:48911`. */
   readonly baseUrl: string
@@ -27,6 +28,7 @@ export interface RemotePluginLlmOptions {
   readonly registrantToken: string
   /** When the host requires one (`x-llm-worker-access-key`). */
   readonly accessKey?: string
+  /** The `fetch` requests to the host are made with (default the global one). */
   readonly fetch?: typeof globalThis.fetch
   /** Largest response body read (default 8 MiB): the host is trusted less than in-process code. */
   readonly maxResponseBytes?: number

@@ -17,13 +17,19 @@ const mac = (secret: string, timestamp: string, body: string | Uint8Array): Buff
 export const signCallback = (secret: string, timestamp: string, body: string | Uint8Array): string =>
   `${PREFIX}${mac(secret, timestamp, body).toString("hex")}`
 
+/**
+ * What `verifyCallback` found: a valid signature, or why not — a header is `missing`, `malformed` (not a
+ * unix-seconds timestamp or not `v1=<64 hex>`), `stale` (outside the tolerance) or a `mismatch` (forged or altered body).
+ */
 export type SignatureCheck =
   | { readonly ok: true }
   | { readonly ok: false; readonly reason: "missing" | "malformed" | "stale" | "mismatch" }
 
+/** The clock `verifyCallback` checks a timestamp against. */
 export interface VerifyOptions {
   /** Receiver's clock in unix seconds (default: now). */
   readonly nowSeconds?: number
+  /** Largest distance between the timestamp and the clock, in seconds (default 300, `DEFAULT_SIGNATURE_TOLERANCE_SECONDS`). */
   readonly toleranceSeconds?: number
 }
 

@@ -25,23 +25,31 @@ import type { WorkerCore } from "./worker-core.ts"
 
 /** A call of a typed tool with its arguments decoded by the tool's own schema. */
 export interface TypedToolCall<A> {
+  /** The provider's id of the call (a result answers it by this id). */
   readonly callId: string
   readonly name: string
   readonly arguments: A
 }
 
+/** What a typed PreToolCall hook receives: the call with its decoded arguments, before the tool runs. */
 export interface ToolPreCallInput<A> {
+  /** The call, its arguments decoded by the tool's schema (and rewritten by earlier typed hooks, if they did). */
   readonly call: TypedToolCall<A>
+  /** The registered tool's name, description, schema and other metadata. */
   readonly meta: ToolMeta
   /** The live instance (the same one every call of this registration uses). */
   readonly tool: Tool
 }
 
+/** What a typed PostToolCall hook receives after the tool succeeded: the decoded call and the handler's output. */
 export interface ToolPostCallInput<A, O> {
+  /** The call, its arguments decoded by the tool's schema (as the handler got them). */
   readonly call: TypedToolCall<A>
   /** What the handler returned (or what an earlier typed hook replaced it with), before it is rendered as text. */
   readonly output: O
+  /** The registered tool's name, description, schema and other metadata. */
   readonly meta: ToolMeta
+  /** The live instance (the same one every call of this registration uses). */
   readonly tool: Tool
 }
 
@@ -57,7 +65,12 @@ export interface RewriteToolOutput<O> {
   readonly output: O
 }
 
+/**
+ * What a typed PreToolCall hook may return (build it with `ToolHook`): go on, run with rewritten arguments, or
+ * skip / deny the call, pause or abort the run, as a plain PreToolCall hook may.
+ */
 export type ToolPreCallResult<A> = Continue | RewriteToolArguments<A> | Skip | Deny | Pause | Abort
+/** What a typed PostToolCall hook may return (build it with `ToolHook`): go on, replace the output, or abort the run. */
 export type ToolPostCallResult<O> = Continue | RewriteToolOutput<O> | Abort
 
 /** Input and result of each typed hook point, for a tool with arguments `A` and output `O`. */
@@ -66,6 +79,7 @@ export interface ToolHookSignatures<A, O> {
   PostToolCall: { input: ToolPostCallInput<A, O>; result: ToolPostCallResult<O> }
 }
 
+/** The points a typed hook can be added at (`worker.addToolHook(definition, point, hook)`): `PreToolCall`, `PostToolCall`. */
 export type ToolHookPoint = keyof ToolHookSignatures<unknown, unknown>
 
 /** A typed hook: plain, async or Effect-returning, like any hook; nothing returned means "continue". */
@@ -84,12 +98,19 @@ const CONTINUE: Continue = Object.freeze({ _tag: "Continue" })
  * hook is written: a value of the wrong shape does not compile.
  */
 export const ToolHook = {
+  /** Go on unchanged (the same as returning nothing). */
   continue: (): Continue => CONTINUE,
+  /** PreToolCall: run the call with these arguments instead; they are checked against the tool's schema. */
   rewriteArguments: <A>(args: A): RewriteToolArguments<A> => ({ _tag: "RewriteArguments", arguments: args }),
+  /** PostToolCall: send this output instead of the handler's (strings as they are, anything else as JSON). */
   rewriteOutput: <O>(output: O): RewriteToolOutput<O> => ({ _tag: "RewriteOutput", output }),
+  /** PreToolCall: do not run the call; the model gets a result saying it was skipped, with `reason`. */
   skip: (reason: string): Skip => ({ _tag: "Skip", reason }),
+  /** PreToolCall: do not run the call; the model gets an error result saying it was denied, with `reason`. */
   deny: (reason: string): Deny => ({ _tag: "Deny", reason }),
+  /** PreToolCall: end the run as paused before this call runs; `resume()` continues from here. */
   pause: (reason = "paused"): Pause => ({ _tag: "Pause", reason }),
+  /** End the run with `HookAborted`, with `reason` (at PreToolCall, without running this call). */
   abort: (reason: string): Abort => ({ _tag: "Abort", reason })
 } as const
 

@@ -6,6 +6,7 @@ export type JsonAnswer =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly problem: string }
 
+/** Bounds for `readJsonAnswer`. */
 export interface JsonAnswerOptions {
   /** Deepest nesting accepted (default 64, `DEFAULT_MAX_JSON_DEPTH`); deeper is refused before parsing. */
   readonly maxDepth?: number

@@ -33,6 +33,7 @@ export interface OutputSpec<S extends ArgumentSchema | undefined> {
   readonly json?: boolean
   /** A name for the schema (made into a valid wire name per provider); default `output`. */
   readonly name?: string
+  /** Told to the model with the schema (or as the forced tool's description); none by default. */
   readonly description?: string
   /** `auto` (default): native where the provider and model have it, else a forced tool. */
   readonly mode?: "auto" | StructuredOutputMode
@@ -43,8 +44,14 @@ export interface OutputSpec<S extends ArgumentSchema | undefined> {
 /** The tool a forced-tool answer comes through; its arguments are the answer. */
 export const ANSWER_TOOL_NAME = "structured_answer"
 
+/**
+ * How one structured answer is asked for and read back on one client, made by `planOutput` from an `OutputSpec`:
+ * the request change that asks for it and the decoder that checks the answer against the same normalised schema.
+ */
 export interface OutputPlan<A> {
+  /** `native` (the provider's response format) or `tool` (one forced tool whose arguments are the answer). */
   readonly mode: StructuredOutputMode
+  /** The schema's name as given (`OutputSpec.name`, default `output`); each provider's wire name is made from it. */
   readonly name: string
   /** The normalised schema the provider is told about and the answer is decoded against; undefined in JSON mode. */
   readonly jsonSchema: JsonSchema | undefined

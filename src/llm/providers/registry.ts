@@ -4,6 +4,27 @@ import { openAiChat, openAiResponses } from "./openai.ts"
 import { glm, llamaCpp, ollama, openRouter, qwen, stepFun, vllm } from "./openai-compatible.ts"
 import type { Provider } from "./provider.ts"
 
+/**
+ * The name of a built-in provider: what `createLlmClient({ provider })` accepts besides a `Provider` value (a
+ * preset such as `ollama`, or your own `openAiCompatible({ … })`). Check a string from outside (an environment
+ * variable, a flag) with `isProviderName`.
+ *
+ * Spelled out rather than derived from the table below so the public declaration names no internal value; the
+ * table's `satisfies` keeps the two equal (a missing or extra name does not compile).
+ */
+export type ProviderName =
+  | "openai"
+  | "openai-responses"
+  | "anthropic"
+  | "gemini"
+  | "ollama"
+  | "llama.cpp"
+  | "vllm"
+  | "openrouter"
+  | "glm"
+  | "qwen"
+  | "stepfun"
+
 /** The built-in providers by name, in the fixed order shown in `--help` texts and error messages. */
 const BUILT_IN = {
   openai: openAiChat,
@@ -17,14 +38,7 @@ const BUILT_IN = {
   glm,
   qwen,
   stepfun: stepFun
-} as const satisfies Readonly<Record<string, Provider>>
-
-/**
- * The name of a built-in provider: what `createLlmClient({ provider })` accepts besides a `Provider` value (a
- * preset such as `ollama`, or your own `openAiCompatible({ … })`). Check a string from outside (an environment
- * variable, a flag) with `isProviderName`.
- */
-export type ProviderName = keyof typeof BUILT_IN
+} as const satisfies Readonly<Record<ProviderName, Provider>>
 
 /** Every built-in provider by name, in a fixed order (shown in `--help` texts and error messages). */
 export const providers: ReadonlyMap<string, Provider> = new Map(Object.entries(BUILT_IN))

@@ -3,6 +3,10 @@ import { isIPv4 } from "node:net"
 /** Longest callback URL accepted, in characters. */
 export const MAX_CALLBACK_URL_CHARS = 2048
 
+/**
+ * What `checkCallbackUrl` found: the parsed URL and its `host:port` label when the URL is acceptable, else the
+ * reason it is refused.
+ */
 export type CallbackUrlCheck =
   | { readonly ok: true; readonly url: URL; readonly hostLabel: string }
   /** `reason` reads after the field name: `callback_url: <reason>`. */

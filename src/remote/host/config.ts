@@ -21,6 +21,64 @@ const roleName = z
   .max(64, "a role name is at most 64 characters")
   .regex(/^[^\p{C}]+$/u, "a role name must not contain control characters")
 
+/** One role of the host (`roles.<name>` in `llm-worker.yaml`), decoded: a Worker with its own prompt and model. */
+export interface RoleConfig {
+  /** The role's system prompt (at most 256 KiB); none by default. */
+  readonly system_prompt?: string
+  /** A built-in provider name (`openai`, `anthropic`, `gemini`, `ollama`, …); else LLM_WORKER_PROVIDER or the first API key set. */
+  readonly provider?: string
+  /** The model; else LLM_WORKER_MODEL. */
+  readonly model?: string
+  /** Overrides the provider's base URL (and its environment variable, e.g. OPENAI_BASE_URL). */
+  readonly base_url?: string
+  /**
+   * Keep the role's Worker cache-locked between turns (default false): tool changes then apply at the next turn
+   * boundary (one prompt-cache miss), reported as pending until then. See docs/decisions/0047.
+   */
+  readonly cache_lock: boolean
+  /** Model requests per chat turn, 1-256 (default 16). */
+  readonly max_turns: number
+}
+
+/** The host's `server` section, decoded: where it listens and the bounds of every resource it holds. */
+export interface ServerConfig {
+  /** Interface to bind (default `127.0.0.1`). Callers are still gated to loopback peers, whatever is bound. */
+  readonly host: string
+  /** Port, 0-65535; when absent `--port`, then MAIN_SERVER_PORT, then 48911. 0 picks a free port. */
+  readonly port?: number
+  /** Name of the environment variable holding the access key every request must present (none: no key). */
+  readonly access_key_env?: string
+  /** Largest request body, in bytes: 1 KiB-64 MiB, default 1 MiB. */
+  readonly max_body_bytes: number
+  /** Largest callback response body read, in bytes (1 KiB-64 MiB, default 1 MiB); a larger body is cut off and reported as an error result. */
+  readonly max_callback_response_bytes: number
+  /** Consecutive connection failures after which a callback's tool is evicted: 1-10000, default 3. */
+  readonly evict_after_connection_failures: number
+  /** Tools one role may hold (remote and built-in): 1-4096, default 256. */
+  readonly max_tools_per_role: number
+  /** Distinct sources (owners) the host keeps at once: 1-65536, default 1024. */
+  readonly max_sources: number
+  /** Chat turns waiting for a busy role before further ones get 429: 0-1024, default 8. */
+  readonly max_queued_chats: number
+}
+
+/** The config as written (what `startToolHost({ config })` accepts): every key optional where it has a default. */
+export interface HostConfigInput {
+  /** Listening address and resource bounds; each key defaults as documented on `ServerConfig`. */
+  readonly server?: Partial<ServerConfig>
+  /** The roles by name (1-64 printable characters); none: one role named `default`. */
+  readonly roles?: Readonly<Record<string, Partial<RoleConfig>>>
+  /** The role `POST /api/chat` uses when `role` is null or absent; the first role when not set. */
+  readonly default_role?: string
+  /** Plugin-LLM section (`llm-worker/plugin-llm`), handed over undecoded. */
+  readonly plugins?: unknown
+  /** Plugin-LLM section (`llm-worker/plugin-llm`), handed over undecoded. */
+  readonly auxiliary?: unknown
+  /** Plugin-LLM section (`llm-worker/plugin-llm`), handed over undecoded. */
+  readonly llm?: unknown
+}
+
+// Each schema `satisfies` the interface it decodes to, so the two cannot drift apart silently.
 const RoleConfigSchema = z.strictObject({
   /** The role's system prompt. */
   system_prompt: z.string().max(256 * 1024).optional(),
@@ -37,7 +95,7 @@ const RoleConfigSchema = z.strictObject({
   cache_lock: z.boolean().default(false),
   /** Model requests per chat turn. */
   max_turns: z.int().min(1).max(256).default(16)
-})
+}) satisfies z.ZodType<RoleConfig, Partial<RoleConfig>>
 
 const ServerConfigSchema = z.strictObject({
   /** Interface to bind. Callers are still gated to loopback peers, whatever is bound. */
@@ -58,9 +116,9 @@ const ServerConfigSchema = z.strictObject({
   max_sources: z.int().min(1).max(65_536).default(1024),
   /** Chat turns waiting for a busy role before further ones get 429. */
   max_queued_chats: z.int().min(0).max(1024).default(8)
-})
+}) satisfies z.ZodType<ServerConfig, Partial<ServerConfig>>
 
-export const HostConfigSchema = z
+const HostConfigSchema = z
   .strictObject({
     server: ServerConfigSchema.default(ServerConfigSchema.parse({})),
     roles: z.record(roleName, RoleConfigSchema).optional(),
@@ -79,21 +137,19 @@ export const HostConfigSchema = z
         message: names.length === 0 ? `default_role "${config.default_role}" names a role, but no roles are configured` : `default_role "${config.default_role}" is not one of the roles: ${names.join(", ")}`
       })
     }
-  })
-
-export type RoleConfig = z.output<typeof RoleConfigSchema>
-export type ServerConfig = z.output<typeof ServerConfigSchema>
-/** The config as written (what `startToolHost({ config })` accepts): every key optional where it has a default. */
-export type HostConfigInput = z.input<typeof HostConfigSchema>
+  }) satisfies z.ZodType<unknown, HostConfigInput>
 
 /** The decoded config: defaults filled in, at least one role. */
 export interface HostConfig {
   readonly server: ServerConfig
   readonly roles: Readonly<Record<string, RoleConfig>>
+  /** The role chats use when they name none: `default_role`, else the first role. */
   readonly defaultRole: string
   /** Sections owned by the plugin-LLM layer, handed over undecoded. */
   readonly plugins: unknown
+  /** Plugin-LLM section (auxiliary tasks), handed over undecoded. */
   readonly auxiliary: unknown
+  /** Plugin-LLM section (providers, routes, credentials), handed over undecoded. */
   readonly llm: unknown
 }
 

@@ -13,6 +13,7 @@ import { type BuiltinTool, ToolHostState } from "./tool-host-state.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
 
+/** How `startToolHost` finds its config, where it listens and what it builds each role's model client from. */
 export interface ToolHostOptions {
   /** The config as an object (decoded with the same schema as the file), or already decoded. */
   readonly config?: HostConfigInput | HostConfig
@@ -34,13 +35,17 @@ export interface ToolHostOptions {
   readonly log?: (line: string) => void
 }
 
+/** A running tool host (from `startToolHost`): where it listens, its roles, and `close()`. */
 export interface ToolHost {
   /** `http://<host>:<port>` as bound. */
   readonly url: string
+  /** The port bound (the free one picked when 0 was asked for). */
   readonly port: number
   /** New on every start; every response carries it. */
   readonly instanceId: string
+  /** The roles' names, in config order (one `default` role when the config names none). */
   readonly roles: ReadonlyArray<string>
+  /** The role chats use when they name none. */
   readonly defaultRole: string
   /** The decoded config, with the plugin-LLM sections (`plugins`, `auxiliary`, `llm`) as they were written. */
   readonly config: HostConfig
@@ -80,7 +85,21 @@ const builtinOf = (definition: ToolDefinition): BuiltinTool => {
 
 /**
  * Starts the tool host: one Worker per role, the HTTP API on `host:port`, plugins' tools dispatched to their
- * callbacks. Resolves once listening; rejects with `HostConfigError` for a bad config, or the listen error.
+ * callbacks. Resolves once listening; rejects with `HostConfigError` for a bad config (or an access key shorter
+ * than 16 characters), or the listen error. This is what `llm-worker serve` runs.
+ *
+ * @example
+ * ```ts
+ * import { startToolHost } from "llm-worker/remote"
+ *
+ * const host = await startToolHost({
+ *   port: 0, // a free port
+ *   config: { roles: { helper: { provider: "ollama", model: "qwen3:8b", system_prompt: "Be brief." } } }
+ * })
+ * console.log(host.readyLine) // llm-worker host listening on http://127.0.0.1:<port> (instance …)
+ * // plugins register their tools at host.url; POST /api/chat runs a turn of a role
+ * await host.close()
+ * ```
  */
 export const startToolHost = async (options: ToolHostOptions = {}): Promise<ToolHost> => {
   const env = options.env ?? process.env

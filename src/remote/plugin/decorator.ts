@@ -4,8 +4,25 @@ import { makeRemoteTool, type NoArguments, type RemoteCallContext, type RemoteTo
 
 /** `@llmTool(...)` options: the tool's name defaults to the method's. */
 export interface LlmToolOptions<S extends ArgumentSchema> extends Omit<RemoteToolOptions<S>, "name"> {
+  /** The name the model sees (1–64 of `[A-Za-z0-9_.-]`); default the method's name. */
   readonly name?: string
 }
+
+/**
+ * What `@llmTool(...)` returns: a standard method decorator. The method must accept the arguments the schema
+ * decodes to (and may take the call context second), so a mismatch between schema and method does not compile.
+ *
+ * @typeParam S - the tool's argument schema.
+ * @typeParam This - the class (or, for a static method, its constructor) the method belongs to.
+ * @typeParam M - the decorated method's type.
+ */
+export type LlmToolDecorator<S extends ArgumentSchema> = <
+  This extends object,
+  M extends (this: This, args: InferArguments<S>, context: RemoteCallContext) => unknown
+>(
+  method: M,
+  context: ClassMethodDecoratorContext<This, M>
+) => void
 
 type Handler = (args: unknown, context: RemoteCallContext) => unknown
 
@@ -27,17 +44,22 @@ const declared = new WeakMap<object, Array<DeclaredMethod>>()
  * tsx, esbuild). The method receives the decoded, typed arguments and the call context; the compiler checks that
  * it accepts what the schema decodes to. Hand the object (or, for static methods, the class) to `startPlugin`.
  *
+ * Gotchas: the schema is compiled when the class is defined, so a bad schema or name throws `PluginConfigError`
+ * there; the method is looked up on the object at each call, so a subclass override is what runs.
+ *
  * @example
+ * ```ts
+ * import { llmTool, startPlugin } from "llm-worker/remote/plugin"
+ * import { z } from "zod"
+ *
  * class Weather {
  *   @llmTool({ description: "Weather for a city", parameters: z.object({ city: z.string() }) })
  *   get_weather({ city }: { city: string }) { return { city, temp_c: 22 } }
  * }
  * await startPlugin({ source: "plugin:weather", tools: [new Weather()] })
- *
- * Gotchas: the schema is compiled when the class is defined, so a bad schema or name throws there; the method
- * is looked up on the object at each call, so a subclass override is what runs.
+ * ```
  */
-export function llmTool<S extends ArgumentSchema = NoArguments>(options: LlmToolOptions<S> = {}) {
+export function llmTool<S extends ArgumentSchema = NoArguments>(options: LlmToolOptions<S> = {}): LlmToolDecorator<S> {
   return <This extends object, M extends (this: This, args: InferArguments<S>, context: RemoteCallContext) => unknown>(
     _method: M,
     context: ClassMethodDecoratorContext<This, M>

@@ -7,7 +7,7 @@
 export { remoteTool, DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from "./remote-tool.ts"
 export type { RemoteTool, RemoteToolConfig, RemoteToolOptions, RemoteCallContext, NoArguments } from "./remote-tool.ts"
 export { llmTool, toolsOf } from "./decorator.ts"
-export type { LlmToolOptions } from "./decorator.ts"
+export type { LlmToolDecorator, LlmToolOptions } from "./decorator.ts"
 export { remoteFailure } from "./callback-result.ts"
 export type { CallbackBody, RemoteFailure } from "./callback-result.ts"
 export { startPlugin } from "./plugin.ts"

@@ -24,6 +24,7 @@ export interface CallbackOptions {
   readonly maxArgumentDepth?: number
 }
 
+/** How callbacks' signatures (HMAC-SHA256 with the secret the host issued at registration) are checked. */
 export interface SignatureOptions {
   /** Refuse callbacks without a valid signature (401). Default true; turn off only for a host that cannot sign. */
   readonly verify?: boolean
@@ -33,6 +34,7 @@ export interface SignatureOptions {
   readonly maxRemembered?: number
 }
 
+/** When and how gracefully the plugin stops (unregistering its tools) on its own. */
 export interface ShutdownOptions {
   /** Signals that stop the plugin (then re-raised when nothing else handles them). Default both; `false`: none. */
   readonly signals?: ReadonlyArray<ShutdownSignal> | false
@@ -40,6 +42,7 @@ export interface ShutdownOptions {
   readonly deadlineMs?: number
 }
 
+/** What `startPlugin` serves, which host it registers with, and the bounds of both sides. */
 export interface PluginOptions {
   /** The source tag the tools are registered under and cleared by at shutdown; owned through its registrant token. */
   readonly source: string
@@ -49,18 +52,28 @@ export interface PluginOptions {
   readonly host?: string | URL
   /** Sent as `x-llm-worker-access-key` when the host requires one. */
   readonly accessKey?: string
+  /** Where the callback server listens and what it accepts (loopback, a free port, 4 MiB bodies by default). */
   readonly callback?: CallbackOptions
+  /** Signature checking of callbacks (on by default, 300 s tolerance). */
   readonly signatures?: SignatureOptions
+  /** Back-off of registration retries while the host is down or starting (100 ms doubling to 5 s by default). */
   readonly retry?: RetryOptions
   /** How often the host's health (and instance id) is checked. Default 1,000 ms. */
   readonly healthIntervalMs?: number
   /** Deadline of each request to the host. Default 5,000 ms. */
   readonly requestTimeoutMs?: number
+  /** Signals handled and the deadline of `stop()` (SIGINT and SIGTERM, 2,000 ms by default). */
   readonly shutdown?: ShutdownOptions
   /** Everything worth knowing that is not an error of the caller: registrations, retries, restarts, refusals. */
   readonly onEvent?: (event: PluginEvent) => void
 }
 
+/**
+ * What `onEvent` is told, by `type`: a tool `registered` (with the roles that took it now, later or refused it),
+ * a `registration_failed` attempt (with the next retry's delay unless final), the host `host_unreachable` or
+ * `host_restarted` (a new instance id: every tool is registered again), a `callback_rejected` (bad signature,
+ * size, arguments; `status` is what the host was answered), and tools `unregistered` at removal or shutdown.
+ */
 export type PluginEvent =
   | {
       readonly type: "registered"
@@ -84,20 +97,31 @@ export type PluginEvent =
   | { readonly type: "callback_rejected"; readonly tool: string | undefined; readonly status: number; readonly reason: string }
   | { readonly type: "unregistered"; readonly tools: ReadonlyArray<string>; readonly ok: boolean; readonly error?: string }
 
+/**
+ * Where one tool's registration stands: being sent (or due again after a host restart), `registered`,
+ * `refused` by the host for good (a 4xx that retrying cannot fix), or `gave_up` after `retry.maxAttempts`.
+ */
 export type ToolState = "registering" | "registered" | "refused" | "gave_up"
 
+/** One tool's registration, as `plugin.status()` reports it. */
 export interface ToolStatus {
+  /** The tool's name. */
   readonly name: string
+  /** Where its registration stands. */
   readonly state: ToolState
   /** The host instance the tool is registered with. */
   readonly instanceId: string | undefined
+  /** The roles that took the tool at the last registration. */
   readonly affectedRoles: ReadonlyArray<string>
+  /** Roles where it applies at their next turn boundary (busy or cache-locked). */
   readonly pendingRoles: ReadonlyArray<string>
+  /** Why the last attempt failed; undefined after a success. */
   readonly lastError: string | undefined
 }
 
 /** A running plugin. */
 export interface Plugin {
+  /** The source tag its tools are registered under (`PluginOptions.source`). */
   readonly source: string
   /** `http://127.0.0.1:<port>`; each tool's callback URL is `<origin>/tools/<name>`. */
   readonly callbackOrigin: string
@@ -105,6 +129,7 @@ export interface Plugin {
   readonly instanceId: string | undefined
   /** Resolves once every tool has been registered; rejects with `RegistrationRefused` or `PluginStopped`. */
   readonly ready: Promise<void>
+  /** Each served tool's registration as it stands now (a snapshot). */
   status(): ReadonlyArray<ToolStatus>
   /** Serves and registers one more tool (the seed's imperative `register_llm_tool`). */
   addTool(tool: RemoteTool): void
@@ -197,10 +222,24 @@ const collectTools = (given: ReadonlyArray<RemoteTool | object>): Array<RemoteTo
  * until the host is up, and again by itself whenever the host restarts (a new instance id). Returns once the
  * callback server listens; `ready` says when the host has every tool.
  *
+ * Rejects with `PluginConfigError` for options it cannot use (a bad source, a non-loopback callback hostname, two
+ * tools of one name) or the callback server's listen error.
+ *
  * @example
- * const plugin = await startPlugin({ source: "plugin:weather", tools: [weather] })
- * await plugin.ready
+ * ```ts
+ * import { remoteTool, startPlugin } from "llm-worker/remote/plugin"
+ * import { z } from "zod"
+ *
+ * const weather = remoteTool({
+ *   name: "get_weather",
+ *   description: "Weather for a city",
+ *   parameters: z.object({ city: z.string() }),
+ *   execute: ({ city }) => ({ city, temp_c: 22 })
+ * })
+ * const plugin = await startPlugin({ source: "plugin:weather", tools: [weather], host: "http://127.0.0.1:48911" })
+ * await plugin.ready // every tool registered
  * // … SIGINT / SIGTERM or plugin.stop() unregisters and closes
+ * ```
  */
 export const startPlugin = async (options: PluginOptions): Promise<Plugin> => {
   const source = options.source

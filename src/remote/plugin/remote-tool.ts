@@ -54,6 +54,10 @@ export interface RemoteTool<A = unknown> {
 
 /** The config of the function form: the announcement plus the handler. */
 export interface RemoteToolConfig<S extends ArgumentSchema> extends RemoteToolOptions<S> {
+  /**
+   * The handler: gets arguments the schema decoded (typed from `parameters`) and the call's context. Return a
+   * value (a string as it is, anything else as JSON), throw, or return `toolFailure` / `remoteFailure`.
+   */
   readonly execute: (args: InferArguments<S>, context: RemoteCallContext) => unknown
 }
 
@@ -64,6 +68,7 @@ const NO_ARGUMENTS = { type: "object", properties: {}, additionalProperties: fal
 
 /** The seed's bounds: at most five minutes per synchronous call, thirty seconds unless said otherwise. */
 export const MAX_TIMEOUT_SECONDS = 300
+/** A remote tool call's deadline when `timeoutSeconds` is not given, in seconds. */
 export const DEFAULT_TIMEOUT_SECONDS = 30
 
 /**
@@ -102,9 +107,14 @@ export const makeRemoteTool = <S extends ArgumentSchema>(
 }
 
 /**
- * The plain function form of a remote tool.
+ * The plain function form of a remote tool. Everything the host would refuse (a bad name, a timeout outside
+ * (0, 300] s, a schema some provider rejects) throws `PluginConfigError` here, at declaration.
  *
  * @example
+ * ```ts
+ * import { remoteTool, startPlugin } from "llm-worker/remote/plugin"
+ * import { z } from "zod"
+ *
  * const weather = remoteTool({
  *   name: "get_weather",
  *   description: "Weather for a city",
@@ -112,6 +122,7 @@ export const makeRemoteTool = <S extends ArgumentSchema>(
  *   execute: ({ city }) => ({ city, temp_c: 22 })
  * })
  * await startPlugin({ source: "plugin:weather", tools: [weather] })
+ * ```
  */
 export function remoteTool<S extends ArgumentSchema = NoArguments>(config: RemoteToolConfig<S>): RemoteTool<InferArguments<S>> {
   return makeRemoteTool(config, config.execute)
