@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { ToolSpec } from "../llm/request.ts"
 import { type ToolDialect, wireSpelling } from "../schema/tool-names.ts"
-import type { Tool } from "../tool/tool.ts"
+import type { ParsedArguments, Tool, ToolContext } from "../tool/tool.ts"
 import { whenAborted } from "../tool/abort-watch.ts"
 import { describeThrown } from "../tool/describe-thrown.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit, limitOutput } from "../tool/output-limit.ts"
@@ -151,22 +151,7 @@ export class ToolServerHandle {
    * `ToolCallError` (`ToolNotFound`, `ToolExecution`, `ToolTimeout`, `ToolCancelled`) and nothing else.
    */
   callTool(name: string, argumentsJson: string, options?: CallToolOptions): Promise<string> {
-    const entry = this.#registry.entries.get(name)
-    if (entry === undefined) return Promise.reject(new ToolNotFound({ name, message: `unknown tool "${name}"` }))
-    const callId = options?.callId ?? `local_${++localCallCounter}`
-    if (options?.signal === undefined && options?.timeoutMs === undefined && options?.maxOutputBytes === undefined) {
-      // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
-      try {
-        // Promise.resolve: a tool written in plain JavaScript may return a bare string (free for a native promise).
-        return Promise.resolve(entry.tool.execute(argumentsJson, { callId, signal: NEVER_ABORTED, meta: entry.meta })).then(
-          entry.limit,
-          entry.fail
-        )
-      } catch (thrown) {
-        return entry.fail(thrown)
-      }
-    }
-    return callGuarded(entry, callId, argumentsJson, options)
+    return dispatch(this.#registry, name, argumentsJson, options)
   }
 
   /** `callTool` as an Effect: typed failure channel, and interrupting the fiber cancels the tool. */
@@ -180,6 +165,51 @@ export class ToolServerHandle {
       catch: (thrown) => (isToolCallError(thrown) ? thrown : executionError(name, thrown, this.getTool(name)?.meta.maxOutputBytes))
     })
   }
+}
+
+/**
+ * A call's arguments: the model's text, or — from a caller that has parsed and checked it already (the Worker) —
+ * the parsed object and, while it still spells that object, the text. A tool with `executeParsed` gets the
+ * object; any other tool gets the text (printed from the object when the caller changed it).
+ */
+export type CallArguments = string | { readonly value: ParsedArguments; readonly text: string | undefined }
+
+/**
+ * @internal `callTool` with arguments the caller parsed already, so the text is parsed once on the whole path.
+ * Used by the Worker; not exported from the package.
+ */
+export const callToolParsed = (
+  handle: ToolServerHandle,
+  name: string,
+  args: CallArguments,
+  options?: CallToolOptions
+): Promise<string> => dispatch(readRegistry(handle), name, args, options)
+
+/** Starts the tool on the form of the arguments it takes. May throw (plain JavaScript tools may do anything). */
+const start = (tool: Tool, args: CallArguments, context: ToolContext): unknown => {
+  if (typeof args === "string") return tool.execute(args, context)
+  if (typeof tool.executeParsed === "function") return tool.executeParsed(args.value, context)
+  return tool.execute(args.text ?? JSON.stringify(args.value), context)
+}
+
+const dispatch = (registry: ToolRegistry, name: string, args: CallArguments, options: CallToolOptions | undefined): Promise<string> => {
+  const entry = registry.entries.get(name)
+  if (entry === undefined) return Promise.reject(new ToolNotFound({ name, message: `unknown tool "${name}"` }))
+  const callId = options?.callId ?? `local_${++localCallCounter}`
+  const signal = options?.signal
+  if (options?.timeoutMs !== undefined || (signal === undefined && options?.maxOutputBytes !== undefined)) {
+    return callGuarded(entry, callId, args, options as CallToolOptions)
+  }
+  if (signal === undefined) {
+    // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
+    try {
+      // Promise.resolve: a tool written in plain JavaScript may return a bare string (free for a native promise).
+      return Promise.resolve(start(entry.tool, args, { callId, signal: NEVER_ABORTED, meta: entry.meta })).then(entry.limit, entry.fail)
+    } catch (thrown) {
+      return entry.fail(thrown)
+    }
+  }
+  return callWatched(entry, callId, args, signal, options?.maxOutputBytes)
 }
 
 /** The same variant with a capped message: the 50 MiB message of a failing tool is not kept anywhere. */
@@ -222,10 +252,53 @@ const asCallError = (name: string, thrown: unknown, maxBytes: number): ToolCallE
 }
 
 /**
+ * The call with an external signal and no deadline — every call a Worker makes. The tool gets the caller's own
+ * signal (no controller, no listener of its own) and the call joins the one shared watcher of that signal, so
+ * it costs a Set insertion and deletion rather than an EventTarget listener (see src/tool/abort-watch.ts). The
+ * tool starts before the promise is built and the signal is checked again after: a tool that aborts it while
+ * starting still ends the call as cancelled.
+ */
+const callWatched = (entry: ToolEntry, callId: string, args: CallArguments, signal: AbortSignal, requested: number | undefined): Promise<string> => {
+  const name = entry.meta.name
+  let maxBytes: number
+  try {
+    maxBytes = effectiveLimit(entry.meta, requested)
+  } catch (thrown) {
+    return Promise.reject(executionError(name, new Internal({ message: describeThrown(thrown) })))
+  }
+  if (signal.aborted) return Promise.reject(cancelledCall(name))
+  let running: Promise<unknown>
+  try {
+    // Promise.resolve: a tool written in plain JavaScript may return a bare string.
+    running = Promise.resolve(start(entry.tool, args, { callId, signal, meta: entry.meta }))
+  } catch (thrown) {
+    return Promise.reject(executionError(name, thrown, maxBytes))
+  }
+  if (signal.aborted) return Promise.reject(cancelledCall(name))
+  return new Promise<string>((resolve, reject) => {
+    const unwatch = whenAborted(signal, () => reject(cancelledCall(name)))
+    // After a cancel the promise is already settled; a tool that ignored its signal and settles late lands here
+    // harmlessly instead of as an unhandled rejection.
+    running.then(
+      (output: unknown) => {
+        unwatch()
+        resolve(outputText(output, maxBytes))
+      },
+      (thrown: unknown) => {
+        unwatch()
+        reject(asCallError(name, thrown, maxBytes))
+      }
+    )
+  })
+}
+
+const cancelledCall = (name: string): ToolCancelled => new ToolCancelled({ name, message: `call to "${name}" was cancelled` })
+
+/**
  * The call with a deadline and/or an external signal: the tool is raced against both and never awaited past
  * them. Without a deadline the tool gets the caller's own signal (no controller, no listener of its own).
  */
-const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, options: CallToolOptions): Promise<string> => {
+const callGuarded = (entry: ToolEntry, callId: string, args: CallArguments, options: CallToolOptions): Promise<string> => {
   const name = entry.meta.name
   const outer = options.signal
   let maxBytes: number
@@ -234,7 +307,7 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
   } catch (thrown) {
     return Promise.reject(executionError(name, new Internal({ message: describeThrown(thrown) })))
   }
-  const cancelled = (): ToolCancelled => new ToolCancelled({ name, message: `call to "${name}" was cancelled` })
+  const cancelled = (): ToolCancelled => cancelledCall(name)
   if (outer?.aborted) return Promise.reject(cancelled())
   return new Promise<string>((resolve, reject) => {
     const timeoutMs = options.timeoutMs
@@ -264,7 +337,7 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
     let running: Promise<string>
     try {
       // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-      running = Promise.resolve(entry.tool.execute(argumentsJson, { callId, signal, meta: entry.meta }))
+      running = Promise.resolve(start(entry.tool, args, { callId, signal, meta: entry.meta })) as Promise<string>
     } catch (thrown) {
       finish()
       reject(executionError(name, thrown, maxBytes))

@@ -5,7 +5,8 @@ import { jsonTextDepth, tooDeepMessage } from "../schema/json-depth.ts"
 import { listBounded, quote } from "../schema/quote.ts"
 import { describeThrown } from "../tool/tool-constructors.ts"
 import { limitOutput } from "../tool/output-limit.ts"
-import type { Tool } from "../tool/tool.ts"
+import type { ParsedArguments, Tool } from "../tool/tool.ts"
+import { type CallArguments, type CallToolOptions, callToolParsed } from "../tool-server/tool-server.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
 import type { ToolCall, ToolResult } from "./hooks.ts"
 import {
@@ -36,6 +37,17 @@ export type BatchEnd =
   | { readonly kind: "paused"; readonly reason: string; readonly decisions: ReadonlyMap<string, PendingDecision> }
 
 type Resolved = { readonly call: FunctionCallItem; readonly meta: ToolMeta; readonly tool: Tool }
+
+/**
+ * A call's argument text, checked and parsed once: the value goes to the tool (and the tool's decoder) as it is.
+ * `text` is what the hooks and the history see; `args.text` is absent when the value no longer spells it (OpenAI
+ * strict nulls removed), and a tool that only takes text then gets the value printed.
+ */
+type PreparedArguments =
+  | { readonly ok: true; readonly text: string; readonly args: CallArguments & object }
+  | { readonly ok: false; readonly text: string; readonly problem: string }
+
+type Job = Resolved & { readonly args: PreparedArguments }
 
 /**
  * Function calls in `history` that have no output yet, in history order. Each output answers one call: the
@@ -81,26 +93,25 @@ const overLimit = (call: FunctionCallItem, count: number, limit: number): ToolOu
 /**
  * `runOne` behind a guard: whatever goes wrong while checking or running one call (a stack overflow, a hostile
  * value thrown by the tool, a describer that throws) becomes that call's error result. A failure here must never
- * end the run, or the unanswered call would be replayed by every later run and fail the same way.
+ * end the run, or the unanswered call would be replayed by every later run and fail the same way. Written
+ * without `async`: this is every tool call's path, and each async frame is a promise and a microtask more.
  */
-const runGuarded = async (
-  core: WorkerCore,
-  job: Resolved & { readonly arguments: string },
-  signal: AbortSignal
-): Promise<ToolOutcome> => {
-  if (signal.aborted) return cancelledOutcome(job.call.callId, job.call.name, "the run was cancelled")
+const runGuarded = (core: WorkerCore, job: Job, signal: AbortSignal): Promise<ToolOutcome> => {
+  if (signal.aborted) return Promise.resolve(cancelledOutcome(job.call.callId, job.call.name, "the run was cancelled"))
   try {
-    return await runOne(core, job, signal)
+    return runOne(core, job, signal)
   } catch (thrown) {
-    return {
-      callId: job.call.callId,
-      name: job.call.name,
-      status: "error",
-      output: `Tool "${job.call.name}" failed: ${describeSafely(thrown)}`,
-      isError: true
-    }
+    return Promise.resolve(crashedOutcome(job.call, thrown))
   }
 }
+
+const crashedOutcome = (call: FunctionCallItem, thrown: unknown): ToolOutcome => ({
+  callId: call.callId,
+  name: call.name,
+  status: "error",
+  output: `Tool "${call.name}" failed: ${describeSafely(thrown)}`,
+  isError: true
+})
 
 /**
  * One batch of tool calls: PreToolCall hooks one call at a time in model order, the allowed calls in parallel
@@ -117,6 +128,7 @@ export const executeBatch = async (
   offered: ReadonlySet<string>
 ): Promise<BatchEnd> => {
   const decisions = new Map<string, PendingDecision>()
+  const prepared = new Map<string, PreparedArguments>()
   const fixed = new Map<string, ToolOutcome>()
   const failAll = (error: WorkerError, reason: string): BatchEnd => ({
     kind: "done",
@@ -149,22 +161,28 @@ export const executeBatch = async (
       fixed.set(call.callId, unknownTool(call, offered))
       continue
     }
-    const editable: ToolCall = { callId: call.callId, name: call.name, arguments: call.arguments }
+    // Checked and parsed once, here, before the hooks: a hook may be handed the parsed value, and without a
+    // rewrite the tool gets this same value (no second parse anywhere on the way).
+    let args = prepareArguments(core, entry.meta.schema, call.arguments)
     let verdict
-    let edited: string
-    try {
-      verdict = await core.hooks.run("PreToolCall", () => ({ call: editable, meta: entry.meta, tool: entry.tool }), signal, (r) => {
-        if (r._tag !== "RewriteArguments") return "stop"
-        editable.arguments = r.arguments
-        return "next"
-      })
-      edited = editedArguments(editable)
-    } catch (thrown) {
-      const error = toWorkerError(thrown)
-      return failAll(error, error.message)
+    if (core.hooks.has("PreToolCall")) {
+      const editable: ToolCall = { callId: call.callId, name: call.name, arguments: call.arguments }
+      try {
+        verdict = await core.hooks.run("PreToolCall", () => ({ call: editable, meta: entry.meta, tool: entry.tool }), signal, (r) => {
+          if (r._tag !== "RewriteArguments") return "stop"
+          editable.arguments = r.arguments
+          return "next"
+        })
+        const edited = editedArguments(editable)
+        if (edited !== args.text) args = prepareArguments(core, entry.meta.schema, edited)
+      } catch (thrown) {
+        const error = toWorkerError(thrown)
+        return failAll(error, error.message)
+      }
     }
+    prepared.set(call.callId, args)
     if (verdict === undefined || verdict._tag === "RewriteArguments" || verdict._tag === "Continue") {
-      decisions.set(call.callId, { kind: "run", arguments: edited })
+      decisions.set(call.callId, { kind: "run", arguments: args.text })
     } else if (verdict._tag === "Skip") {
       decisions.set(call.callId, { kind: "skip", reason: verdict.reason })
     } else if (verdict._tag === "Deny") {
@@ -177,7 +195,7 @@ export const executeBatch = async (
     }
   }
 
-  const toRun: Array<Resolved & { readonly arguments: string }> = []
+  const toRun: Array<Job> = []
   for (const call of calls) {
     const decision = decisions.get(call.callId)
     if (decision === undefined) continue
@@ -190,7 +208,9 @@ export const executeBatch = async (
       fixed.set(call.callId, unknownTool(call, offered))
       continue
     }
-    toRun.push({ call, meta: entry.meta, tool: entry.tool, arguments: decision.arguments })
+    // A decision taken before a pause (resume) is prepared again: only its text was kept.
+    const args = prepared.get(call.callId) ?? prepareArguments(core, entry.meta.schema, decision.arguments)
+    toRun.push({ call, meta: entry.meta, tool: entry.tool, args })
   }
 
   const executed = await mapLimited(toRun, core.settings.maxParallelTools, (job) => runGuarded(core, job, signal))
@@ -199,8 +219,10 @@ export const executeBatch = async (
 
   for (const job of toRun) {
     const outcome = fixed.get(job.call.callId) as ToolOutcome
+    // Without PostToolCall hooks the outcome stands as it is: its output is already capped, its status set.
+    if (!core.hooks.has("PostToolCall")) continue
     const result: ToolResult = { status: outcome.status, output: outcome.output, isError: outcome.isError }
-    const editable: ToolCall = { callId: job.call.callId, name: job.call.name, arguments: job.arguments }
+    const editable: ToolCall = { callId: job.call.callId, name: job.call.name, arguments: job.args.text }
     const cap = job.meta.maxOutputBytes ?? core.settings.maxToolOutputBytes
     let verdict
     try {
@@ -284,52 +306,67 @@ const synthetic = (call: FunctionCallItem, decision: PendingDecision | undefined
 }
 
 /** Checks the argument text is a JSON object before the tool sees it; the model gets the precise problem. */
-const checkArguments = (core: WorkerCore, schema: JsonSchema, text: string): { ok: true; text: string } | { ok: false; problem: string } => {
+const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: string): PreparedArguments => {
   // Before anything recursive (the parser, strict-mode restore, re-serialisation, the tool's own decoder): the
   // model controls the nesting, and a few KiB of brackets overflow the stack of any recursive walker.
   const maxDepth = core.settings.maxArgumentDepth
-  if (jsonTextDepth(text, maxDepth) > maxDepth) return { ok: false, problem: tooDeepMessage("arguments", maxDepth) }
+  if (jsonTextDepth(text, maxDepth) > maxDepth) return { ok: false, text, problem: tooDeepMessage("arguments", maxDepth) }
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch (thrown) {
-    return { ok: false, problem: `the arguments are not valid JSON (${describeSafely(thrown)})` }
+    return { ok: false, text, problem: `the arguments are not valid JSON (${describeSafely(thrown)})` }
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     const kind = parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`
-    return { ok: false, problem: `the arguments must be a JSON object, got ${kind}` }
+    return { ok: false, text, problem: `the arguments must be a JSON object, got ${kind}` }
   }
   // OpenAI strict mode makes every property required and sends null for the optional ones: undo that, for the
   // tools that were sent strict (a non-strict tool's schema forbids that null, and the decoder must say so).
-  if (core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(schema)) return { ok: true, text: JSON.stringify(restoreStrictArguments(schema, parsed)) }
-  return { ok: true, text }
+  if (core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(schema)) {
+    let restored: ParsedArguments
+    try {
+      restored = restoreStrictArguments(schema, parsed, { maxDepth }) as ParsedArguments
+    } catch (thrown) {
+      return { ok: false, text, problem: describeSafely(thrown) }
+    }
+    return { ok: true, text, args: { value: restored, text: restored === parsed ? text : undefined } }
+  }
+  return { ok: true, text, args: { value: parsed as ParsedArguments, text } }
 }
 
-const runOne = async (
-  core: WorkerCore,
-  job: Resolved & { readonly arguments: string },
-  signal: AbortSignal
-): Promise<ToolOutcome> => {
+const runOne = (core: WorkerCore, job: Job, signal: AbortSignal): Promise<ToolOutcome> => {
   const { call, meta } = job
-  const base = { callId: call.callId, name: call.name }
-  const checked = checkArguments(core, meta.schema, job.arguments)
+  const checked = job.args
   if (!checked.ok) {
-    return { ...base, status: "error", output: `Invalid arguments for tool "${call.name}": ${checked.problem}`, isError: true }
+    return Promise.resolve({
+      callId: call.callId,
+      name: call.name,
+      status: "error",
+      output: `Invalid arguments for tool "${call.name}": ${checked.problem}`,
+      isError: true
+    })
   }
   const timeoutMs = core.settings.toolTimeouts[call.name] ?? core.settings.toolTimeoutMs
-  try {
-    const output = await core.tools.callTool(call.name, checked.text, {
-      callId: call.callId,
-      signal,
-      maxOutputBytes: core.settings.maxToolOutputBytes,
-      ...(timeoutMs === undefined ? {} : { timeoutMs })
-    })
-    return { ...base, status: "ok", output: String(output), isError: false }
-  } catch (thrown) {
-    const tag = (thrown as { _tag?: string })._tag
-    const message = limitOutput(describeThrown(thrown, Number.MAX_SAFE_INTEGER), meta.maxOutputBytes ?? core.settings.maxToolOutputBytes)
-    if (tag === "ToolTimeout") return { ...base, status: "timeout", output: message, isError: true }
-    if (tag === "ToolCancelled") return cancelledOutcome(call.callId, call.name, "the run was cancelled")
-    return { ...base, status: "error", output: message, isError: true }
-  }
+  const maxOutputBytes = core.settings.maxToolOutputBytes
+  const options: CallToolOptions =
+    timeoutMs === undefined ? { callId: call.callId, signal, maxOutputBytes } : { callId: call.callId, signal, maxOutputBytes, timeoutMs }
+  return callToolParsed(core.tools, call.name, checked.args, options).then(
+    (output): ToolOutcome => ({ callId: call.callId, name: call.name, status: "ok", output: String(output), isError: false }),
+    (thrown: unknown): ToolOutcome => {
+      try {
+        return failedOutcome(call, meta, core.settings.maxToolOutputBytes, thrown)
+      } catch (crash) {
+        return crashedOutcome(call, crash)
+      }
+    }
+  )
+}
+
+const failedOutcome = (call: FunctionCallItem, meta: ToolMeta, maxToolOutputBytes: number, thrown: unknown): ToolOutcome => {
+  const tag = (thrown as { _tag?: string })._tag
+  const message = limitOutput(describeThrown(thrown, Number.MAX_SAFE_INTEGER), meta.maxOutputBytes ?? maxToolOutputBytes)
+  if (tag === "ToolTimeout") return { callId: call.callId, name: call.name, status: "timeout", output: message, isError: true }
+  if (tag === "ToolCancelled") return cancelledOutcome(call.callId, call.name, "the run was cancelled")
+  return { callId: call.callId, name: call.name, status: "error", output: message, isError: true }
 }
