@@ -185,6 +185,9 @@ export const callToolParsed = (
   options?: CallToolOptions
 ): Promise<string> => dispatch(readRegistry(handle), name, args, options)
 
+/** @internal A registered tool's entry, without the copy `getTool` hands out. Used by the Worker's call path. */
+export const entryOf = (handle: ToolServerHandle, name: string): ToolEntry | undefined => readRegistry(handle).entries.get(name)
+
 /** Starts the tool on the form of the arguments it takes. May throw (plain JavaScript tools may do anything). */
 const start = (tool: Tool, args: CallArguments, context: ToolContext): unknown => {
   if (typeof args === "string") return tool.execute(args, context)

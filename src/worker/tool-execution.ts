@@ -6,7 +6,7 @@ import { listBounded, quote } from "../schema/quote.ts"
 import { describeThrown } from "../tool/tool-constructors.ts"
 import { limitOutput } from "../tool/output-limit.ts"
 import type { ParsedArguments, Tool } from "../tool/tool.ts"
-import { type CallArguments, type CallToolOptions, callToolParsed } from "../tool-server/tool-server.ts"
+import { type CallArguments, type CallToolOptions, type ToolEntry, callToolParsed, entryOf } from "../tool-server/tool-server.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
 import type { ToolCall, ToolResult } from "./hooks.ts"
 import {
@@ -47,7 +47,7 @@ type PreparedArguments =
   | { readonly ok: true; readonly text: string; readonly args: CallArguments & object }
   | { readonly ok: false; readonly text: string; readonly problem: string }
 
-type Job = Resolved & { readonly args: PreparedArguments }
+type Job = Resolved & { readonly at: number; readonly args: PreparedArguments }
 
 /**
  * Function calls in `history` that have no output yet, in history order. Each output answers one call: the
@@ -127,38 +127,41 @@ export const executeBatch = async (
   signal: AbortSignal,
   offered: ReadonlySet<string>
 ): Promise<BatchEnd> => {
-  const decisions = new Map<string, PendingDecision>()
-  const prepared = new Map<string, PreparedArguments>()
-  const fixed = new Map<string, ToolOutcome>()
+  // Per call, by position in the batch (plain arrays: this runs for every tool call, and a batch is usually one).
+  const count = calls.length
+  const decisions = new Array<PendingDecision | undefined>(count)
+  const prepared = new Array<{ readonly entry: ToolEntry; readonly args: PreparedArguments } | undefined>(count)
+  const fixed = new Array<ToolOutcome | undefined>(count)
   const failAll = (error: WorkerError, reason: string): BatchEnd => ({
     kind: "done",
-    outcomes: calls.map((call) => fixed.get(call.callId) ?? synthetic(call, decisions.get(call.callId), reason)),
+    outcomes: calls.map((call, at) => fixed[at] ?? synthetic(call, decisions[at], reason)),
     error
   })
 
-  const lookup = (name: string) => (offered.has(name) ? core.tools.getTool(name) : undefined)
+  const lookup = (name: string): ToolEntry | undefined => (offered.has(name) ? entryOf(core.tools, name) : undefined)
   const limit = core.settings.maxCallsPerResponse
-  if (calls.length > limit) {
+  if (count > limit) {
     core.hub.emit({
       type: "warning",
-      message: `the model made ${calls.length} tool calls in one response; calls after the first ${limit} get an error result (maxCallsPerResponse)`
+      message: `the model made ${count} tool calls in one response; calls after the first ${limit} get an error result (maxCallsPerResponse)`
     })
   }
 
-  for (const [at, call] of calls.entries()) {
+  for (let at = 0; at < count; at++) {
+    const call = calls[at] as FunctionCallItem
     if (at >= limit) {
-      fixed.set(call.callId, overLimit(call, calls.length, limit))
+      fixed[at] = overLimit(call, count, limit)
       continue
     }
-    const previous = decided.get(call.callId)
+    const previous = decided.size === 0 ? undefined : decided.get(call.callId)
     if (previous !== undefined) {
-      decisions.set(call.callId, previous)
+      decisions[at] = previous
       continue
     }
     const entry = lookup(call.name)
     if (entry === undefined) {
       // Unknown tools skip the hooks: there is no meta or instance to show them.
-      fixed.set(call.callId, unknownTool(call, offered))
+      fixed[at] = unknownTool(call, offered)
       continue
     }
     // Checked and parsed once, here, before the hooks: a hook may be handed the parsed value, and without a
@@ -180,15 +183,19 @@ export const executeBatch = async (
         return failAll(error, error.message)
       }
     }
-    prepared.set(call.callId, args)
+    prepared[at] = { entry, args }
     if (verdict === undefined || verdict._tag === "RewriteArguments" || verdict._tag === "Continue") {
-      decisions.set(call.callId, { kind: "run", arguments: args.text })
+      decisions[at] = { kind: "run", arguments: args.text }
     } else if (verdict._tag === "Skip") {
-      decisions.set(call.callId, { kind: "skip", reason: verdict.reason })
+      decisions[at] = { kind: "skip", reason: verdict.reason }
     } else if (verdict._tag === "Deny") {
-      decisions.set(call.callId, { kind: "deny", reason: verdict.reason })
+      decisions[at] = { kind: "deny", reason: verdict.reason }
     } else if (verdict._tag === "Pause") {
-      return { kind: "paused", reason: verdict.reason, decisions: new Map([...decided, ...decisions]) }
+      const kept = new Map(decided)
+      decisions.forEach((decision, i) => {
+        if (decision !== undefined) kept.set((calls[i] as FunctionCallItem).callId, decision)
+      })
+      return { kind: "paused", reason: verdict.reason, decisions: kept }
     } else {
       const reason = `aborted by a PreToolCall hook: ${verdict.reason}`
       return failAll(new HookAborted({ point: "PreToolCall", reason: verdict.reason, message: reason }), reason)
@@ -196,31 +203,39 @@ export const executeBatch = async (
   }
 
   const toRun: Array<Job> = []
-  for (const call of calls) {
-    const decision = decisions.get(call.callId)
+  for (let at = 0; at < count; at++) {
+    const decision = decisions[at]
     if (decision === undefined) continue
+    const call = calls[at] as FunctionCallItem
     if (decision.kind !== "run") {
-      fixed.set(call.callId, synthetic(call, decision, ""))
+      fixed[at] = synthetic(call, decision, "")
       continue
     }
     const entry = lookup(call.name)
     if (entry === undefined) {
-      fixed.set(call.callId, unknownTool(call, offered))
+      fixed[at] = unknownTool(call, offered)
       continue
     }
-    // A decision taken before a pause (resume) is prepared again: only its text was kept.
-    const args = prepared.get(call.callId) ?? prepareArguments(core, entry.meta.schema, decision.arguments)
-    toRun.push({ call, meta: entry.meta, tool: entry.tool, args })
+    // Prepared again when the tool was replaced while hooks ran, or the decision was taken before a pause (resume
+    // kept only its text).
+    const ready = prepared[at]
+    const args = ready !== undefined && ready.entry === entry ? ready.args : prepareArguments(core, entry.meta.schema, decision.arguments)
+    toRun.push({ at, call, meta: entry.meta, tool: entry.tool, args })
   }
 
-  const executed = await mapLimited(toRun, core.settings.maxParallelTools, (job) => runGuarded(core, job, signal))
-  executed.forEach((outcome) => fixed.set(outcome.callId, outcome))
+  // One call (the usual batch) is awaited directly: no lanes, no Promise.all.
+  if (toRun.length === 1) {
+    const job = toRun[0] as Job
+    fixed[job.at] = await runGuarded(core, job, signal)
+  } else if (toRun.length > 1) {
+    const executed = await mapLimited(toRun, core.settings.maxParallelTools, (job) => runGuarded(core, job, signal))
+    for (let i = 0; i < toRun.length; i++) fixed[(toRun[i] as Job).at] = executed[i]
+  }
   if (signal.aborted) return failAll(new Cancelled({ message: "Cancelled" }), "Cancelled")
 
-  for (const job of toRun) {
-    const outcome = fixed.get(job.call.callId) as ToolOutcome
-    // Without PostToolCall hooks the outcome stands as it is: its output is already capped, its status set.
-    if (!core.hooks.has("PostToolCall")) continue
+  // Without PostToolCall hooks every outcome stands as it is: its output is already capped, its status set.
+  for (const job of core.hooks.has("PostToolCall") ? toRun : []) {
+    const outcome = fixed[job.at] as ToolOutcome
     const result: ToolResult = { status: outcome.status, output: outcome.output, isError: outcome.isError }
     const editable: ToolCall = { callId: job.call.callId, name: job.call.name, arguments: job.args.text }
     const cap = job.meta.maxOutputBytes ?? core.settings.maxToolOutputBytes
@@ -233,14 +248,14 @@ export const executeBatch = async (
         return "next"
       })
     } catch (thrown) {
-      fixed.set(job.call.callId, rewrittenGuarded(outcome, result, cap))
+      fixed[job.at] = rewrittenGuarded(outcome, result, cap)
       const error = toWorkerError(thrown)
       return failAll(error, error.message)
     }
     try {
-      fixed.set(job.call.callId, rewrittenGuarded(outcome, result, cap, true))
+      fixed[job.at] = rewrittenGuarded(outcome, result, cap, true)
     } catch (thrown) {
-      fixed.set(job.call.callId, outcome)
+      fixed[job.at] = outcome
       const error = toWorkerError(thrown)
       return failAll(error, error.message)
     }
@@ -249,7 +264,7 @@ export const executeBatch = async (
       return failAll(new HookAborted({ point: "PostToolCall", reason: verdict.reason, message: reason }), reason)
     }
   }
-  return { kind: "done", outcomes: calls.map((call) => fixed.get(call.callId) as ToolOutcome) }
+  return { kind: "done", outcomes: fixed as Array<ToolOutcome> }
 }
 
 /** A PreToolCall hook may edit `call.arguments` in place; what it left there must still be argument text. */
