@@ -22,10 +22,24 @@ export interface ToolEntry {
   readonly meta: ToolMeta
   readonly tool: Tool
   readonly spec: ToolSpec
-  /** Maps a tool's failure to `ToolExecution`; built once per entry so the hot path creates no closure. */
-  readonly fail: (thrown: unknown) => Promise<never>
-  /** Caps a tool's output at its own limit (or the default); built once per entry, like `fail`. */
+  /**
+   * Caps a tool's output at its own limit (or the default). Shared by every entry with the same cap (see
+   * `outputCap`), so a registration does not pay a closure for it.
+   */
   readonly limit: (output: unknown) => string
+}
+
+const CAPS = new Map<number, (output: unknown) => string>()
+/** Distinct caps kept shared; a program declaring more (unusual) gets its own function per further cap. */
+const MAX_SHARED_CAPS = 64
+
+/** The output capper for `maxBytes`, shared between the entries that use the same cap. */
+export const outputCap = (maxBytes: number): ((output: unknown) => string) => {
+  const known = CAPS.get(maxBytes)
+  if (known !== undefined) return known
+  const cap = (output: unknown): string => outputText(output, maxBytes)
+  if (CAPS.size < MAX_SHARED_CAPS) CAPS.set(maxBytes, cap)
+  return cap
 }
 
 /**
@@ -46,26 +60,37 @@ export class ToolRegistry {
     return this.sorted
   }
 
-  private readonly wire = new Map<ToolDialect, Map<string, string>>()
-
   /**
-   * Provider spelling → neutral name for every registered tool: built the first time a dialect is asked for, then
-   * kept up to date by `commit`, so registering tools one at a time stays linear.
+   * Provider spelling → neutral name, per dialect, for the registered tools whose spelling differs from their
+   * name (a dotted name on OpenAI and Anthropic). Every other tool is spelled as it is named, and `entries`
+   * answers for it: a map entry per tool and dialect would cost every registration ~40 B per dialect.
    */
-  wireNames(dialect: ToolDialect): ReadonlyMap<string, string> {
-    let names = this.wire.get(dialect)
+  private readonly respelled = new Map<ToolDialect, Map<string, string>>()
+
+  /** The registered tool that `dialect` spells `wire`, if any. Kept up to date by `commit`: linear in the batch. */
+  ownerOfWire(wire: string, dialect: ToolDialect): string | undefined {
+    let names = this.respelled.get(dialect)
     if (names === undefined) {
       names = new Map()
-      for (const name of this.entries.keys()) names.set(wireSpelling(name, dialect), name)
-      this.wire.set(dialect, names)
+      for (const name of this.entries.keys()) {
+        const spelled = wireSpelling(name, dialect)
+        if (spelled !== name) names.set(spelled, name)
+      }
+      this.respelled.set(dialect, names)
     }
-    return names
+    const respelled = names.get(wire)
+    if (respelled !== undefined) return respelled
+    return this.entries.has(wire) && wireSpelling(wire, dialect) === wire ? wire : undefined
   }
 
   commit(batch: ReadonlyArray<ToolEntry>): void {
     for (const entry of batch) {
-      this.entries.set(entry.meta.name, entry)
-      for (const [dialect, names] of this.wire) names.set(wireSpelling(entry.meta.name, dialect), entry.meta.name)
+      const name = entry.meta.name
+      this.entries.set(name, entry)
+      for (const [dialect, names] of this.respelled) {
+        const spelled = wireSpelling(name, dialect)
+        if (spelled !== name) names.set(spelled, name)
+      }
     }
     this.sorted = undefined
     this.version++
@@ -207,13 +232,19 @@ const dispatch = (registry: ToolRegistry, name: string, args: CallArguments, opt
     // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
     try {
       // Promise.resolve: a tool written in plain JavaScript may return a bare string (free for a native promise).
-      return Promise.resolve(start(entry.tool, args, { callId, signal: NEVER_ABORTED, meta: entry.meta })).then(entry.limit, entry.fail)
+      return Promise.resolve(start(entry.tool, args, { callId, signal: NEVER_ABORTED, meta: entry.meta })).then(entry.limit, (thrown: unknown) =>
+        failed(entry, thrown)
+      )
     } catch (thrown) {
-      return entry.fail(thrown)
+      return failed(entry, thrown)
     }
   }
   return callWatched(entry, callId, args, signal, options?.maxOutputBytes)
 }
+
+/** A tool's failure as `ToolExecution`, capped at the tool's own limit or the default. */
+const failed = (entry: ToolEntry, thrown: unknown): Promise<never> =>
+  Promise.reject(executionError(entry.meta.name, thrown, entry.meta.maxOutputBytes ?? DEFAULT_TOOL_OUTPUT_BYTES))
 
 /** The same variant with a capped message: the 50 MiB message of a failing tool is not kept anywhere. */
 const capped = (error: ToolError, maxBytes: number): ToolError => {
