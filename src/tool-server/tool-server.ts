@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { ToolSpec } from "../llm/request.ts"
 import { type ToolDialect, wireSpelling } from "../schema/tool-names.ts"
 import type { ParsedArguments, Tool, ToolContext } from "../tool/tool.ts"
-import { whenAborted } from "../tool/abort-watch.ts"
+import { unwatchAbort, watchAbort, whenAborted } from "../tool/abort-watch.ts"
 import { describeThrown } from "../tool/describe-thrown.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit, limitOutput } from "../tool/output-limit.ts"
 import { toToolError } from "../tool/tool-constructors.ts"
@@ -310,16 +310,16 @@ const callWatched = (entry: ToolEntry, callId: string, args: CallArguments, sign
   }
   if (signal.aborted) return Promise.reject(cancelledCall(name))
   return new Promise<string>((resolve, reject) => {
-    const unwatch = whenAborted(signal, () => reject(cancelledCall(name)))
+    const watch = watchAbort(signal, () => reject(cancelledCall(name)))
     // After a cancel the promise is already settled; a tool that ignored its signal and settles late lands here
     // harmlessly instead of as an unhandled rejection.
     running.then(
       (output: unknown) => {
-        unwatch()
+        unwatchAbort(watch)
         resolve(outputText(output, maxBytes))
       },
       (thrown: unknown) => {
-        unwatch()
+        unwatchAbort(watch)
         reject(asCallError(name, thrown, maxBytes))
       }
     )
