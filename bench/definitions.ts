@@ -4,10 +4,10 @@
  * same at every size.
  */
 import { isDeepStrictEqual } from "node:util"
-import type { ToolSpec } from "../src/llm/request.ts"
-import type { JsonSchema } from "../src/schema/json-schema.ts"
-import { type ToolDialect, toolsFragment } from "../src/schema/provider-tools.ts"
-import { ToolMeta } from "../src/tool/tool-meta.ts"
+import type { ToolSpec } from "#internal/llm/request"
+import type { JsonSchema } from "#internal/schema/json-schema"
+import { type ToolDialect, toolsFragment } from "#internal/schema/provider-tools"
+import { ToolMeta } from "#internal/tool/tool-meta"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
 import { compareOps } from "./support/timing.ts"
 

@@ -5,11 +5,11 @@
  */
 import { Schema } from "effect"
 import { z } from "zod"
-import { jsonSchema } from "../src/schema/codec.ts"
-import { defineTool } from "../src/tool/define-tool.ts"
-import type { ToolContext } from "../src/tool/tool.ts"
-import { registerDefinitions } from "../src/tool-server/registration.ts"
-import { ToolServer } from "../src/tool-server/tool-server.ts"
+import { jsonSchema } from "#internal/schema/codec"
+import { defineTool } from "#internal/tool/define-tool"
+import type { ToolContext } from "#internal/tool/tool"
+import { registerDefinitions } from "#internal/tool-server/registration"
+import { ToolServer } from "#internal/tool-server/tool-server"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
 import { timeOp } from "./support/timing.ts"
 

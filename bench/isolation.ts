@@ -5,10 +5,10 @@
  * scheduling. Prints a Markdown table with ratios to the in-process call.
  */
 import { z } from "zod"
-import { IsolationPool, defineIsolatedTool } from "../src/isolation/index.ts"
-import { defineTool } from "../src/tool/define-tool.ts"
-import { registerDefinitions } from "../src/tool-server/registration.ts"
-import { ToolServer } from "../src/tool-server/tool-server.ts"
+import { IsolationPool, defineIsolatedTool } from "#internal/isolation/index"
+import { defineTool } from "#internal/tool/define-tool"
+import { registerDefinitions } from "#internal/tool-server/registration"
+import { ToolServer } from "#internal/tool-server/tool-server"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
 import { compareOps } from "./support/timing.ts"
 

@@ -4,11 +4,11 @@
  */
 import { Schema } from "effect"
 import { z } from "zod"
-import { type ArgumentSchema, jsonSchema } from "../src/schema/codec.ts"
-import { defineTool } from "../src/tool/define-tool.ts"
-import type { ToolDefinition } from "../src/tool/tool.ts"
-import { registerDefinitions } from "../src/tool-server/registration.ts"
-import { ToolServer } from "../src/tool-server/tool-server.ts"
+import { type ArgumentSchema, jsonSchema } from "#internal/schema/codec"
+import { defineTool } from "#internal/tool/define-tool"
+import type { ToolDefinition } from "#internal/tool/tool"
+import { registerDefinitions } from "#internal/tool-server/registration"
+import { ToolServer } from "#internal/tool-server/tool-server"
 import { formatBytes, markdownTable, printHeader } from "./support/report.ts"
 
 const COUNT = 10_000

@@ -5,8 +5,8 @@
  * (default 16) for LLMW_BENCH_SECONDS per round (default 5), two interleaved rounds per variant.
  * Targets (issue 10): dispatch within 1.2× of bare fetch, ≥ 5,000 calls/s, p99 < 5 ms on 2 cores.
  */
-import { signCallback } from "../src/remote/signing.ts"
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../src/remote/wire.ts"
+import { signCallback } from "#internal/remote/signing"
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "#internal/remote/wire"
 import { markdownTable, printHeader } from "./support/report.ts"
 import { callIds, startBenchHost } from "./support/remote-host-adapter.ts"
 import { envSeconds, runLoad, startPluginChild, type LoadResult } from "./support/remote-load.ts"

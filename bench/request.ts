@@ -14,14 +14,14 @@
  * and against the same scheme without its fragment cache (the whole history printed, as before the cache). The
  * builds are also timed with their body flattened into one string, as the floor's join makes one.
  */
-import { flat } from "../src/llm/fragment-cache.ts"
-import { Item } from "../src/llm/item.ts"
-import type { Request } from "../src/llm/request.ts"
-import type { Scheme } from "../src/llm/scheme.ts"
-import { anthropicScheme, uncachedAnthropicScheme } from "../src/llm/schemes/anthropic.ts"
-import { geminiScheme, uncachedGeminiScheme } from "../src/llm/schemes/gemini.ts"
-import { openAiChatScheme, uncachedOpenAiChatScheme } from "../src/llm/schemes/openai-chat.ts"
-import { openAiResponsesScheme, uncachedOpenAiResponsesScheme } from "../src/llm/schemes/openai-responses.ts"
+import { flat } from "#internal/llm/fragment-cache"
+import { Item } from "#internal/llm/item"
+import type { Request } from "#internal/llm/request"
+import type { Scheme } from "#internal/llm/scheme"
+import { anthropicScheme, uncachedAnthropicScheme } from "#internal/llm/schemes/anthropic"
+import { geminiScheme, uncachedGeminiScheme } from "#internal/llm/schemes/gemini"
+import { openAiChatScheme, uncachedOpenAiChatScheme } from "#internal/llm/schemes/openai-chat"
+import { openAiResponsesScheme, uncachedOpenAiResponsesScheme } from "#internal/llm/schemes/openai-responses"
 import { benchHistory, benchTools } from "./support/conversation.ts"
 import { formatBytes, formatNs, markdownTable, printHeader } from "./support/report.ts"
 import { compareOps } from "./support/timing.ts"

@@ -1,22 +1,30 @@
 /**
- * Runs every benchmark, one fresh Node process each (so one's JIT state and heap cannot colour the next), with
- * `--expose-gc`, and passes their Markdown through. `npm run bench` runs this.
+ * Runs every benchmark (or those named on the command line, e.g. `dispatch stream`), one fresh Node process each
+ * (so one's JIT state and heap cannot colour the next), with `--expose-gc`, and passes their Markdown through.
+ * `npm run bench` builds the package and the benchmarks, then runs this compiled file with plain Node.
  */
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { reproduceCommand } from "./support/report.ts"
 
-const BENCHMARKS = ["dispatch.ts", "dispatch-breakdown.ts", "isolation.ts", "definitions.ts", "memory.ts", "stream.ts", "request.ts", "turn.ts", "cache.ts", "plugin-llm.ts", "remote.ts", "remote-load.ts", "telemetry.ts"] as const
+const BENCHMARKS = ["dispatch", "dispatch-breakdown", "isolation", "definitions", "memory", "stream", "request", "turn", "cache", "plugin-llm", "remote", "remote-load", "telemetry"] as const
+
+const chosen = process.argv.slice(2)
+const unknown = chosen.filter((name) => !(BENCHMARKS as ReadonlyArray<string>).includes(name))
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(", ")}; known: ${BENCHMARKS.join(", ")}`)
+  process.exit(2)
+}
 
 console.log(`# llm-worker benchmarks\n\nCommand: \`${reproduceCommand()}\` (each benchmark runs in its own process)\n`)
 let failed = 0
-for (const file of BENCHMARKS) {
-  const script = fileURLToPath(new URL(file, import.meta.url))
-  // execArgv carries tsx's loader, so the child runs TypeScript exactly as this process does.
+for (const name of chosen.length > 0 ? chosen : BENCHMARKS) {
+  // The sibling of this file: the compiled benchmark when run from dist-bench/, the source one under a loader.
+  const script = fileURLToPath(new URL(`${name}${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url))
   const child = spawnSync(process.execPath, [...process.execArgv, "--expose-gc", script], { stdio: "inherit" })
   if (child.status !== 0) {
     failed++
-    console.error(`bench/${file} failed (exit ${String(child.status ?? child.signal)})`)
+    console.error(`bench/${name} failed (exit ${String(child.status ?? child.signal)})`)
   }
   console.log("")
 }

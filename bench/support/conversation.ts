@@ -1,6 +1,6 @@
-import type { Item, ReasoningData } from "../../src/llm/item.ts"
-import type { SchemeName } from "../../src/llm/scheme.ts"
-import type { ToolSpec } from "../../src/llm/request.ts"
+import type { Item, ReasoningData } from "#internal/llm/item"
+import type { SchemeName } from "#internal/llm/scheme"
+import type { ToolSpec } from "#internal/llm/request"
 
 /**
  * A realistic request for the request-building and cache benchmarks: many tools with ordinary argument schemas,

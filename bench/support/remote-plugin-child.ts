@@ -3,7 +3,7 @@
  * first argument. Prints `ready <callbackOrigin>` once registered; stops on SIGTERM (its own handler).
  */
 import { z } from "zod"
-import { remoteTool, startPlugin } from "../../src/remote/plugin/index.ts"
+import { remoteTool, startPlugin } from "#internal/remote/plugin/index"
 
 const add = remoteTool({ name: "add", description: "Adds two numbers", parameters: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => ({ sum: a + b }) })
 const plugin = await startPlugin({ source: "bench:plugin", tools: [add], host: process.argv[2] as string, healthIntervalMs: 1000 })

@@ -1,12 +1,20 @@
 import path from "node:path"
 import { machineLine } from "./machine.ts"
 
-/** The command that reproduces this run, as a reader would type it from the repository root. */
+/**
+ * The command that reproduces this run, as a reader would type it from the repository root. Compiled benchmarks
+ * (dist-bench/, plain Node on the built package) are named by the npm script that builds and runs them.
+ */
 export const reproduceCommand = (): string => {
   const script = path.relative(process.cwd(), process.argv[1] ?? "").split(path.sep).join("/")
-  const gc = typeof globalThis.gc === "function" ? "--expose-gc " : ""
   const args = process.argv.slice(2)
-  return `npx tsx ${gc}${script}${args.length > 0 ? ` ${args.join(" ")}` : ""}`
+  const compiled = /^dist-bench\/(.+)\.js$/.exec(script)
+  if (compiled !== null) {
+    const name = compiled[1] === "run-all" ? "" : ` ${compiled[1]}`
+    return `npm run bench --${name}${args.length > 0 ? ` ${args.join(" ")}` : ""}`.replace(/ --$/, "")
+  }
+  const gc = typeof globalThis.gc === "function" ? "--expose-gc " : ""
+  return `node ${gc}${script}${args.length > 0 ? ` ${args.join(" ")}` : ""}`
 }
 
 /** Heading, command and machine, printed before a benchmark's tables so a pasted result is self-describing. */

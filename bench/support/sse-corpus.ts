@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import type { SchemeName } from "../../src/llm/scheme.ts"
-import { parseSseText } from "../../src/llm/sse.ts"
+import type { SchemeName } from "#internal/llm/scheme"
+import { parseSseText } from "#internal/llm/sse"
 
 /**
  * Large SSE bodies for throughput benchmarks, made of genuine events from the recorded-style transcripts in

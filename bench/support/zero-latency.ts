@@ -7,10 +7,10 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3Usage
 } from "@ai-sdk/provider"
-import type { LlmClient } from "../../src/llm/client.ts"
-import type { Event } from "../../src/llm/event.ts"
-import type { Request } from "../../src/llm/request.ts"
-import type { Scheme } from "../../src/llm/scheme.ts"
+import type { LlmClient } from "#internal/llm/client"
+import type { Event } from "#internal/llm/event"
+import type { Request } from "#internal/llm/request"
+import type { Scheme } from "#internal/llm/scheme"
 
 /**
  * Zero-latency models for the turn benchmark, one per side, following the same script: while the conversation

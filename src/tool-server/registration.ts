@@ -6,7 +6,7 @@ import { describeThrown } from "../tool/tool-constructors.ts"
 import { ToolMeta } from "../tool/tool-meta.ts"
 import type { ToolServerHandle } from "./tool-server.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES } from "../tool/output-limit.ts"
-import { type ToolEntry, type ToolRegistry, executionError, outputText, registryOf } from "./tool-server.ts"
+import { type ToolEntry, type ToolRegistry, outputCap, registryOf } from "./tool-server.ts"
 import { DuplicateName, RegistrationFailed } from "./tool-server-error.ts"
 import { quote } from "../schema/quote.ts"
 
@@ -46,10 +46,8 @@ const instantiate = (definition: ToolDefinition): ToolEntry => {
     throw new RegistrationFailed({ toolName: meta.name, message: `tool "${meta.name}" has no execute function` })
   }
   const spec: ToolSpec = Object.freeze({ name: meta.name, description: meta.descriptionText, inputSchema: meta.schema })
-  const maxBytes = meta.maxOutputBytes ?? DEFAULT_TOOL_OUTPUT_BYTES
-  const fail = (thrown: unknown): Promise<never> => Promise.reject(executionError(meta.name, thrown, maxBytes))
-  const limit = (output: unknown): string => outputText(output, maxBytes)
-  return Object.freeze({ meta, tool: tool as ToolEntry["tool"], spec, fail, limit })
+  const limit = outputCap(meta.maxOutputBytes ?? DEFAULT_TOOL_OUTPUT_BYTES)
+  return Object.freeze({ meta, tool: tool as ToolEntry["tool"], spec, limit })
 }
 
 const dialectOf = (target: LintTarget): ToolDialect => (target === "gemini-subset" ? "gemini" : target)
@@ -66,11 +64,10 @@ const checkWireCollisions = (
   leaving: ReadonlySet<string>
 ): void => {
   for (const dialect of new Set(targets.map(dialectOf))) {
-    const taken = registry.wireNames(dialect)
     const inBatch = new Map<string, string>()
     for (const { meta } of batch) {
       const wire = wireSpelling(meta.name, dialect)
-      const registered = taken.get(wire)
+      const registered = registry.ownerOfWire(wire, dialect)
       const owner = (registered !== undefined && !leaving.has(registered) ? registered : undefined) ?? inBatch.get(wire)
       if (owner !== undefined) {
         throw new RegistrationFailed({

@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import type { ToolSpec } from "../llm/request.ts"
 import { type ToolDialect, wireSpelling } from "../schema/tool-names.ts"
-import type { Tool } from "../tool/tool.ts"
-import { whenAborted } from "../tool/abort-watch.ts"
+import type { ParsedArguments, Tool, ToolContext } from "../tool/tool.ts"
+import { unwatchAbort, watchAbort, whenAborted } from "../tool/abort-watch.ts"
 import { describeThrown } from "../tool/describe-thrown.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit, limitOutput } from "../tool/output-limit.ts"
 import { toToolError } from "../tool/tool-constructors.ts"
@@ -23,10 +23,24 @@ export interface ToolEntry {
   readonly meta: ToolMeta
   readonly tool: Tool
   readonly spec: ToolSpec
-  /** Maps a tool's failure to `ToolExecution`; built once per entry so the hot path creates no closure. */
-  readonly fail: (thrown: unknown) => Promise<never>
-  /** Caps a tool's output at its own limit (or the default); built once per entry, like `fail`. */
+  /**
+   * Caps a tool's output at its own limit (or the default). Shared by every entry with the same cap (see
+   * `outputCap`), so a registration does not pay a closure for it.
+   */
   readonly limit: (output: unknown) => string
+}
+
+const CAPS = new Map<number, (output: unknown) => string>()
+/** Distinct caps kept shared; a program declaring more (unusual) gets its own function per further cap. */
+const MAX_SHARED_CAPS = 64
+
+/** The output capper for `maxBytes`, shared between the entries that use the same cap. */
+export const outputCap = (maxBytes: number): ((output: unknown) => string) => {
+  const known = CAPS.get(maxBytes)
+  if (known !== undefined) return known
+  const cap = (output: unknown): string => outputText(output, maxBytes)
+  if (CAPS.size < MAX_SHARED_CAPS) CAPS.set(maxBytes, cap)
+  return cap
 }
 
 /**
@@ -47,31 +61,45 @@ export class ToolRegistry {
     return this.sorted
   }
 
-  private readonly wire = new Map<ToolDialect, Map<string, string>>()
-
   /**
-   * Provider spelling → neutral name for every registered tool: built the first time a dialect is asked for, then
-   * kept up to date by `commit`, so registering tools one at a time stays linear.
+   * Provider spelling → neutral name, per dialect, for the registered tools whose spelling differs from their
+   * name (a dotted name on OpenAI and Anthropic). Every other tool is spelled as it is named, and `entries`
+   * answers for it: a map entry per tool and dialect would cost every registration ~40 B per dialect.
    */
-  wireNames(dialect: ToolDialect): ReadonlyMap<string, string> {
-    let names = this.wire.get(dialect)
+  private readonly respelled = new Map<ToolDialect, Map<string, string>>()
+
+  /** The registered tool that `dialect` spells `wire`, if any. Kept up to date by `commit`: linear in the batch. */
+  ownerOfWire(wire: string, dialect: ToolDialect): string | undefined {
+    let names = this.respelled.get(dialect)
     if (names === undefined) {
       names = new Map()
-      for (const name of this.entries.keys()) names.set(wireSpelling(name, dialect), name)
-      this.wire.set(dialect, names)
+      for (const name of this.entries.keys()) {
+        const spelled = wireSpelling(name, dialect)
+        if (spelled !== name) names.set(spelled, name)
+      }
+      this.respelled.set(dialect, names)
     }
-    return names
+    const respelled = names.get(wire)
+    if (respelled !== undefined) return respelled
+    return this.entries.has(wire) && wireSpelling(wire, dialect) === wire ? wire : undefined
   }
 
   /** Applies one change set: `removed` names leave first, then `batch` is added (replacing same-named entries). */
   commit(batch: ReadonlyArray<ToolEntry>, removed: Iterable<string> = []): void {
     for (const name of removed) {
       if (!this.entries.delete(name)) continue
-      for (const [dialect, names] of this.wire) names.delete(wireSpelling(name, dialect))
+      for (const [dialect, names] of this.respelled) {
+        const spelled = wireSpelling(name, dialect)
+        if (spelled !== name) names.delete(spelled)
+      }
     }
     for (const entry of batch) {
-      this.entries.set(entry.meta.name, entry)
-      for (const [dialect, names] of this.wire) names.set(wireSpelling(entry.meta.name, dialect), entry.meta.name)
+      const name = entry.meta.name
+      this.entries.set(name, entry)
+      for (const [dialect, names] of this.respelled) {
+        const spelled = wireSpelling(name, dialect)
+        if (spelled !== name) names.set(spelled, name)
+      }
     }
     this.sorted = undefined
     this.version++
@@ -163,22 +191,7 @@ export class ToolServerHandle {
    * `ToolCallError` (`ToolNotFound`, `ToolExecution`, `ToolTimeout`, `ToolCancelled`) and nothing else.
    */
   callTool(name: string, argumentsJson: string, options?: CallToolOptions): Promise<string> {
-    const entry = this.#registry.entries.get(name)
-    if (entry === undefined) return Promise.reject(new ToolNotFound({ toolName: name, message: `unknown tool "${name}"` }))
-    const callId = options?.callId ?? `local_${++localCallCounter}`
-    if (options?.signal === undefined && options?.timeoutMs === undefined && options?.maxOutputBytes === undefined && options?.observeOutput === undefined) {
-      // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
-      try {
-        // Promise.resolve: a tool written in plain JavaScript may return a bare string (free for a native promise).
-        return Promise.resolve(entry.tool.execute(argumentsJson, { callId, signal: NEVER_ABORTED, meta: entry.meta })).then(
-          entry.limit,
-          entry.fail
-        )
-      } catch (thrown) {
-        return entry.fail(thrown)
-      }
-    }
-    return callGuarded(entry, callId, argumentsJson, options)
+    return dispatch(this.#registry, name, argumentsJson, options)
   }
 
   /** `callTool` as an Effect: typed failure channel, and interrupting the fiber cancels the tool. */
@@ -193,6 +206,60 @@ export class ToolServerHandle {
     })
   }
 }
+
+/**
+ * A call's arguments: the model's text, or — from a caller that has parsed and checked it already (the Worker) —
+ * the parsed object and, while it still spells that object, the text. A tool with `executeParsed` gets the
+ * object; any other tool gets the text (printed from the object when the caller changed it).
+ */
+export type CallArguments = string | { readonly value: ParsedArguments; readonly text: string | undefined }
+
+/**
+ * @internal `callTool` with arguments the caller parsed already, so the text is parsed once on the whole path.
+ * Used by the Worker; not exported from the package.
+ */
+export const callToolParsed = (
+  handle: ToolServerHandle,
+  name: string,
+  args: CallArguments,
+  options?: CallToolOptions
+): Promise<string> => dispatch(readRegistry(handle), name, args, options)
+
+/** @internal A registered tool's entry, without the copy `getTool` hands out. Used by the Worker's call path. */
+export const entryOf = (handle: ToolServerHandle, name: string): ToolEntry | undefined => readRegistry(handle).entries.get(name)
+
+/** Starts the tool on the form of the arguments it takes. May throw (plain JavaScript tools may do anything). */
+const start = (tool: Tool, args: CallArguments, context: ToolContext): unknown => {
+  if (typeof args === "string") return tool.execute(args, context)
+  if (typeof tool.executeParsed === "function") return tool.executeParsed(args.value, context)
+  return tool.execute(args.text ?? JSON.stringify(args.value), context)
+}
+
+const dispatch = (registry: ToolRegistry, name: string, args: CallArguments, options: CallToolOptions | undefined): Promise<string> => {
+  const entry = registry.entries.get(name)
+  if (entry === undefined) return Promise.reject(new ToolNotFound({ toolName: name, message: `unknown tool "${name}"` }))
+  const callId = options?.callId ?? `local_${++localCallCounter}`
+  const signal = options?.signal
+  if (options?.timeoutMs !== undefined || options?.observeOutput !== undefined || (signal === undefined && options?.maxOutputBytes !== undefined)) {
+    return callGuarded(entry, callId, args, options as CallToolOptions)
+  }
+  if (signal === undefined) {
+    // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
+    try {
+      // Promise.resolve: a tool written in plain JavaScript may return a bare string (free for a native promise).
+      return Promise.resolve(start(entry.tool, args, { callId, signal: NEVER_ABORTED, meta: entry.meta })).then(entry.limit, (thrown: unknown) =>
+        failed(entry, thrown)
+      )
+    } catch (thrown) {
+      return failed(entry, thrown)
+    }
+  }
+  return callWatched(entry, callId, args, signal, options?.maxOutputBytes)
+}
+
+/** A tool's failure as `ToolExecution`, capped at the tool's own limit or the default. */
+const failed = (entry: ToolEntry, thrown: unknown): Promise<never> =>
+  Promise.reject(executionError(entry.meta.name, thrown, entry.meta.maxOutputBytes ?? DEFAULT_TOOL_OUTPUT_BYTES))
 
 /** The same variant with a capped message: the 50 MiB message of a failing tool is not kept anywhere. */
 const capped = (error: ToolError, maxBytes: number): ToolError => {
@@ -234,10 +301,57 @@ const asCallError = (name: string, thrown: unknown, maxBytes: number): ToolCallE
 }
 
 /**
+ * The call with an external signal and no deadline — every call a Worker makes. The tool gets the caller's own
+ * signal (no controller, no listener of its own) and the call joins the one shared watcher of that signal, so
+ * it costs a Set insertion and deletion rather than an EventTarget listener (see src/tool/abort-watch.ts). The
+ * tool starts before the promise is built and the signal is checked again after: a tool that aborts it while
+ * starting still ends the call as cancelled.
+ */
+const callWatched = (entry: ToolEntry, callId: string, args: CallArguments, signal: AbortSignal, requested: number | undefined): Promise<string> => {
+  const name = entry.meta.name
+  let maxBytes: number
+  try {
+    maxBytes = effectiveLimit(entry.meta, requested)
+  } catch (thrown) {
+    return Promise.reject(executionError(name, new Internal({ message: describeThrown(thrown) })))
+  }
+  if (signal.aborted) return Promise.reject(cancelledCall(name, signal.reason))
+  let running: Promise<unknown>
+  try {
+    // Promise.resolve: a tool written in plain JavaScript may return a bare string.
+    running = Promise.resolve(start(entry.tool, args, { callId, signal, meta: entry.meta }))
+  } catch (thrown) {
+    return Promise.reject(executionError(name, thrown, maxBytes))
+  }
+  if (signal.aborted) return Promise.reject(cancelledCall(name, signal.reason))
+  return new Promise<string>((resolve, reject) => {
+    const watch = watchAbort(signal, () => reject(cancelledCall(name, signal.reason)))
+    // After a cancel the promise is already settled; a tool that ignored its signal and settles late lands here
+    // harmlessly instead of as an unhandled rejection.
+    running.then(
+      (output: unknown) => {
+        unwatchAbort(watch)
+        resolve(outputText(output, maxBytes))
+      },
+      (thrown: unknown) => {
+        unwatchAbort(watch)
+        reject(asCallError(name, thrown, maxBytes))
+      }
+    )
+  })
+}
+
+/** The caller's abort reason stays reachable as `cause` (the Worker's own `Cancelled`, or the application's value). */
+const cancelledCall = (name: string, reason: unknown): ToolCancelled =>
+  reason === undefined
+    ? new ToolCancelled({ toolName: name, message: `call to "${name}" was cancelled` })
+    : new ToolCancelled({ toolName: name, message: `call to "${name}" was cancelled`, cause: reason })
+
+/**
  * The call with a deadline and/or an external signal: the tool is raced against both and never awaited past
  * them. Without a deadline the tool gets the caller's own signal (no controller, no listener of its own).
  */
-const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, options: CallToolOptions): Promise<string> => {
+const callGuarded = (entry: ToolEntry, callId: string, args: CallArguments, options: CallToolOptions): Promise<string> => {
   const name = entry.meta.name
   const outer = options.signal
   let maxBytes: number
@@ -246,11 +360,7 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
   } catch (thrown) {
     return Promise.reject(executionError(name, new Internal({ message: describeThrown(thrown) })))
   }
-  // The caller's abort reason stays reachable as `cause` (the Worker's own `Cancelled`, or the application's value).
-  const cancelled = (): ToolCancelled =>
-    outer?.reason === undefined
-      ? new ToolCancelled({ toolName: name, message: `call to "${name}" was cancelled` })
-      : new ToolCancelled({ toolName: name, message: `call to "${name}" was cancelled`, cause: outer.reason })
+  const cancelled = (): ToolCancelled => cancelledCall(name, outer?.reason)
   if (outer?.aborted) return Promise.reject(cancelled())
   return new Promise<string>((resolve, reject) => {
     const timeoutMs = options.timeoutMs
@@ -282,7 +392,7 @@ const callGuarded = (entry: ToolEntry, callId: string, argumentsJson: string, op
       const context = { callId, signal, meta: entry.meta }
       if (options.observeOutput !== undefined) observeOutput(context, options.observeOutput)
       // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-      running = Promise.resolve(entry.tool.execute(argumentsJson, context))
+      running = Promise.resolve(start(entry.tool, args, context)) as Promise<string>
     } catch (thrown) {
       finish()
       reject(executionError(name, thrown, maxBytes))

@@ -4,7 +4,7 @@ import { formatIssues, makeArgumentCodec } from "../schema/codec.ts"
 import { RecursiveSchemaError, UnsupportedSchemaError } from "../schema/normalize.ts"
 import { quote } from "../schema/quote.ts"
 import type { ArgumentCodec, DecodeResult } from "../schema/argument-codec.ts"
-import type { Tool, ToolContext, ToolDefinition } from "./tool.ts"
+import type { ParsedArguments, Tool, ToolContext, ToolDefinition } from "./tool.ts"
 import { describeThrown, runToolEffect, toToolError } from "./tool-constructors.ts"
 import { ExecutionFailed, InvalidArgument } from "./tool-error.ts"
 import { type ToolFailure, isToolFailure } from "./tool-failure.ts"
@@ -83,8 +83,8 @@ const codecFor = <S extends ArgumentSchema>(tool: string, schema: S): ArgumentCo
 
 const kindOf = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "array" : typeof value)
 
-/** Parses the model's argument text and decodes it; every refusal is an `InvalidArgument` the model can act on. */
-const decodeArguments = <A>(codec: ArgumentCodec<A>, argumentsJson: string): DecodeResult<A> | Promise<DecodeResult<A>> => {
+/** Parses the model's argument text; text that is not a JSON object is an `InvalidArgument` the model can act on. */
+const parseArguments = (argumentsJson: string): ParsedArguments => {
   let parsed: unknown
   try {
     parsed = JSON.parse(argumentsJson)
@@ -94,7 +94,7 @@ const decodeArguments = <A>(codec: ArgumentCodec<A>, argumentsJson: string): Dec
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     throw new InvalidArgument({ message: `arguments must be a JSON object, got ${kindOf(parsed)}` })
   }
-  return codec.decode(parsed)
+  return parsed as ParsedArguments
 }
 
 const decodedValue = <A>(result: DecodeResult<A>): A => {
@@ -150,6 +150,49 @@ const runHandler = <A, State>(
 }
 
 /**
+ * The instance a typed tool's factory makes. A class, so that a registration allocates one small object and the
+ * methods live once on the prototype (closures per instance cost memory per registered tool, see
+ * docs/benchmarks.md). `execute` parses the text and hands over to `executeParsed`, which a caller that parsed
+ * the text already calls directly: the arguments are parsed once either way.
+ */
+class TypedTool<A, State> implements Tool {
+  readonly #codec: ArgumentCodec<A>
+  readonly #handler: (args: A, context: ToolContext, state: State) => unknown
+  readonly #state: State
+
+  constructor(codec: ArgumentCodec<A>, handler: (args: A, context: ToolContext, state: State) => unknown, state: State) {
+    this.#codec = codec
+    this.#handler = handler
+    this.#state = state
+  }
+
+  execute(argumentsJson: string, context: ToolContext): Promise<string> {
+    let parsed: ParsedArguments
+    try {
+      parsed = parseArguments(argumentsJson)
+    } catch (thrown) {
+      return rejectAsToolError(thrown)
+    }
+    return this.executeParsed(parsed, context)
+  }
+
+  executeParsed(args: ParsedArguments, context: ToolContext): Promise<string> {
+    let decoded: DecodeResult<A> | Promise<DecodeResult<A>>
+    try {
+      decoded = this.#codec.decode(args)
+    } catch (thrown) {
+      return rejectAsToolError(thrown)
+    }
+    if (decoded instanceof Promise) {
+      // Only a Standard Schema with an asynchronous validate gets here; the closure is off the hot path.
+      return decoded.then((result) => runHandler(this.#handler, decodedValue(result), context, this.#state), rejectAsToolError)
+    }
+    if (!decoded.ok) return rejectAsToolError(new InvalidArgument({ message: formatIssues(decoded) }))
+    return runHandler(this.#handler, decoded.value, context, this.#state)
+  }
+}
+
+/**
  * Declares a tool with typed arguments: the schema becomes the JSON Schema every provider is shown, and the
  * handler only ever sees arguments that schema accepts.
  *
@@ -173,24 +216,9 @@ export function defineTool<S extends ArgumentSchema = NoArguments, State = undef
   const codec = codecFor(config.name, (config.parameters ?? NO_ARGUMENTS) as S)
   const described = ToolMeta.make(config.name).description(config.description).inputSchema(codec.jsonSchema)
   const meta = config.maxOutputBytes === undefined ? described : described.outputLimit(config.maxOutputBytes)
-  const execute = config.execute
   const factory = (): readonly [ToolMeta, Tool] => {
     const state = config.state === undefined ? (undefined as State) : config.state()
-    const tool: Tool = {
-      execute(argumentsJson, context) {
-        let args: InferArguments<S>
-        try {
-          const decoded = decodeArguments(codec, argumentsJson)
-          if (decoded instanceof Promise) {
-            return decoded.then((result) => runHandler(execute, decodedValue(result), context, state))
-          }
-          args = decodedValue(decoded)
-        } catch (thrown) {
-          return rejectAsToolError(thrown)
-        }
-        return runHandler(execute, args, context, state)
-      }
-    }
+    const tool = new TypedTool(codec, config.execute, state)
     builtBy.set(tool, definition)
     return [meta, tool] as const
   }

@@ -23,7 +23,18 @@ export interface ToolContext {
  */
 export interface Tool {
   execute(argumentsJson: string, context: ToolContext): Promise<string>
+  /**
+   * Optional: the same call with the argument text already parsed — exactly what `JSON.parse(argumentsJson)`
+   * returned, a JSON object nested no deeper than the caller's bound. A caller that has parsed the text already
+   * (the Worker, which must refuse malformed JSON before any tool runs) calls this instead of `execute`, so the
+   * model's text is parsed once. It must answer exactly as `execute` would for that text; `defineTool` tools have
+   * it, tools without it are given the text.
+   */
+  executeParsed?(args: ParsedArguments, context: ToolContext): Promise<string>
 }
+
+/** Argument text after `JSON.parse`, known to be an object (not an array, not null). */
+export type ParsedArguments = { readonly [key: string]: unknown }
 
 /**
  * A factory producing a tool's metadata and its instance together. The Worker invokes it exactly once, when the

@@ -4,7 +4,11 @@
  * bodies (sockets, processes, memory) at once. `run` must not reject (the worker's per-call runner turns every
  * failure into that call's result).
  */
-export const mapLimited = async <A, B>(items: ReadonlyArray<A>, limit: number, run: (item: A) => Promise<B>): Promise<Array<B>> => {
+export const mapLimited = <A, B>(items: ReadonlyArray<A>, limit: number, run: (item: A) => Promise<B>): Promise<Array<B>> =>
+  // The usual batch (one call, a few) fits the limit: no lanes, one promise per call and one for the batch.
+  items.length <= limit ? Promise.all(items.map((item) => run(item))) : inLanes(items, limit, run)
+
+const inLanes = async <A, B>(items: ReadonlyArray<A>, limit: number, run: (item: A) => Promise<B>): Promise<Array<B>> => {
   const results = new Array<B>(items.length)
   let next = 0
   const lane = async (): Promise<void> => {

@@ -5,7 +5,8 @@ import { jsonTextDepth, tooDeepMessage } from "../schema/json-depth.ts"
 import { listBounded, quote } from "../schema/quote.ts"
 import { describeThrown } from "../tool/tool-constructors.ts"
 import { limitOutput } from "../tool/output-limit.ts"
-import type { Tool } from "../tool/tool.ts"
+import type { ParsedArguments, Tool } from "../tool/tool.ts"
+import { type CallArguments, type CallToolOptions, type ToolEntry, callToolParsed, entryOf } from "../tool-server/tool-server.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
 import type { ToolCall, ToolResult } from "./hooks.ts"
 import {
@@ -37,8 +38,18 @@ export type BatchEnd =
   | { readonly kind: "paused"; readonly reason: string; readonly decisions: ReadonlyMap<string, PendingDecision> }
 
 type Resolved = { readonly call: FunctionCallItem; readonly meta: ToolMeta; readonly tool: Tool }
-/** A call to run. `observe` receives a typed tool's return value when typed PostToolCall hooks want it. */
-type Job = Resolved & { readonly arguments: string; readonly observe?: (value: unknown) => void }
+
+/**
+ * A call's argument text, checked and parsed once: the value goes to the tool (and the tool's decoder) as it is.
+ * `text` is what the hooks and the history see; `args.text` is absent when the value no longer spells it (OpenAI
+ * strict nulls removed), and a tool that only takes text then gets the value printed.
+ */
+type PreparedArguments =
+  | { readonly ok: true; readonly text: string; readonly args: CallArguments & object }
+  | { readonly ok: false; readonly text: string; readonly problem: string }
+
+/** A call to run, at its position in the batch. `observe` receives a typed tool's return value for typed PostToolCall hooks. */
+type Job = Resolved & { readonly at: number; readonly args: PreparedArguments; readonly observe?: (value: unknown) => void }
 
 /**
  * Function calls in `history` that have no output yet, in history order. Each output answers one call: the
@@ -84,30 +95,30 @@ const overLimit = (call: FunctionCallItem, count: number, limit: number): ToolOu
 /**
  * `runOne` behind a guard: whatever goes wrong while checking or running one call (a stack overflow, a hostile
  * value thrown by the tool, a describer that throws) becomes that call's error result. A failure here must never
- * end the run, or the unanswered call would be replayed by every later run and fail the same way.
+ * end the run, or the unanswered call would be replayed by every later run and fail the same way. Written
+ * without `async`: this is every tool call's path, and each async frame is a promise and a microtask more.
  */
-const runGuarded = async (
-  core: WorkerCore,
-  job: Job,
-  signal: AbortSignal
-): Promise<ToolOutcome> => {
-  if (signal.aborted) return cancelledOutcome(job.call.callId, job.call.name, "the run was cancelled")
-  const trace = core.trace.tool({ callId: job.call.callId, name: job.call.name, arguments: job.arguments })
-  let outcome: ToolOutcome
-  try {
-    outcome = await trace.within(() => runOne(core, job, signal))
-  } catch (thrown) {
-    outcome = {
-      callId: job.call.callId,
-      name: job.call.name,
-      status: "error",
-      output: `Tool "${job.call.name}" failed: ${describeSafely(thrown)}`,
-      isError: true
-    }
+const runGuarded = (core: WorkerCore, job: Job, signal: AbortSignal): Promise<ToolOutcome> => {
+  if (signal.aborted) return Promise.resolve(cancelledOutcome(job.call.callId, job.call.name, "the run was cancelled"))
+  const trace = core.trace.tool({ callId: job.call.callId, name: job.call.name, arguments: job.args.text })
+  const ended = (outcome: ToolOutcome): ToolOutcome => {
+    trace.ended(outcome)
+    return outcome
   }
-  trace.ended(outcome)
-  return outcome
+  try {
+    return trace.within(() => runOne(core, job, signal)).then(ended, (thrown: unknown) => ended(crashedOutcome(job.call, thrown)))
+  } catch (thrown) {
+    return Promise.resolve(ended(crashedOutcome(job.call, thrown)))
+  }
 }
+
+const crashedOutcome = (call: FunctionCallItem, thrown: unknown): ToolOutcome => ({
+  callId: call.callId,
+  name: call.name,
+  status: "error",
+  output: `Tool "${call.name}" failed: ${describeSafely(thrown)}`,
+  isError: true
+})
 
 /**
  * One batch of tool calls: PreToolCall hooks one call at a time in model order, the allowed calls in parallel
@@ -123,66 +134,80 @@ export const executeBatch = async (
   signal: AbortSignal,
   offered: ReadonlySet<string>
 ): Promise<BatchEnd> => {
-  const decisions = new Map<string, PendingDecision>()
-  const fixed = new Map<string, ToolOutcome>()
+  // Per call, by position in the batch (plain arrays: this runs for every tool call, and a batch is usually one).
+  const count = calls.length
+  const decisions = new Array<PendingDecision | undefined>(count)
+  const prepared = new Array<{ readonly entry: ToolEntry; readonly args: PreparedArguments } | undefined>(count)
+  const fixed = new Array<ToolOutcome | undefined>(count)
   const failAll = (error: WorkerError, reason: string): BatchEnd => ({
     kind: "done",
-    outcomes: calls.map((call) => fixed.get(call.callId) ?? synthetic(call, decisions.get(call.callId), reason)),
+    outcomes: calls.map((call, at) => fixed[at] ?? synthetic(call, decisions[at], reason)),
     error
   })
 
-  const lookup = (name: string) => (offered.has(name) ? core.tools.getTool(name) : undefined)
+  const lookup = (name: string): ToolEntry | undefined => (offered.has(name) ? entryOf(core.tools, name) : undefined)
   const limit = core.settings.maxCallsPerResponse
-  if (calls.length > limit) {
+  if (count > limit) {
     core.hub.emit({
       type: "warning",
-      message: `the model made ${calls.length} tool calls in one response; calls after the first ${limit} get an error result (maxCallsPerResponse)`
+      message: `the model made ${count} tool calls in one response; calls after the first ${limit} get an error result (maxCallsPerResponse)`
     })
   }
 
-  for (const [at, call] of calls.entries()) {
+  for (let at = 0; at < count; at++) {
+    const call = calls[at] as FunctionCallItem
     if (at >= limit) {
-      fixed.set(call.callId, overLimit(call, calls.length, limit))
+      fixed[at] = overLimit(call, count, limit)
       continue
     }
-    const previous = decided.get(call.callId)
+    const previous = decided.size === 0 ? undefined : decided.get(call.callId)
     if (previous !== undefined) {
-      decisions.set(call.callId, previous)
+      decisions[at] = previous
       continue
     }
     const entry = lookup(call.name)
     if (entry === undefined) {
       // Unknown tools skip the hooks: there is no meta or instance to show them.
-      fixed.set(call.callId, unknownTool(call, offered))
+      fixed[at] = unknownTool(call, offered)
       continue
     }
-    const editable: ToolCall = { callId: call.callId, name: call.name, arguments: call.arguments }
+    // Checked and parsed once, here, before the hooks: a hook may be handed the parsed value, and without a
+    // rewrite the tool gets this same value (no second parse anywhere on the way).
+    let args = prepareArguments(core, entry.meta.schema, call.arguments)
     let verdict
-    let edited: string
-    try {
-      verdict = await core.hooks.run("PreToolCall", () => ({ call: editable, meta: entry.meta, tool: entry.tool }), signal, (r) => {
-        if (r._tag !== "RewriteArguments") return "stop"
-        editable.arguments = r.arguments
-        return "next"
-      })
-      edited = editedArguments(editable)
-      if (verdict === undefined || verdict._tag === "RewriteArguments" || verdict._tag === "Continue") {
-        const typed = await runToolPreHooks(core, entry, call, edited, signal)
-        edited = typed.arguments
-        verdict = typed.verdict ?? verdict
+    if (core.hooks.has("PreToolCall") || core.toolHooks.has("PreToolCall", call.name)) {
+      const editable: ToolCall = { callId: call.callId, name: call.name, arguments: call.arguments }
+      try {
+        verdict = await core.hooks.run("PreToolCall", () => ({ call: editable, meta: entry.meta, tool: entry.tool }), signal, (r) => {
+          if (r._tag !== "RewriteArguments") return "stop"
+          editable.arguments = r.arguments
+          return "next"
+        })
+        let edited = editedArguments(editable)
+        if (verdict === undefined || verdict._tag === "RewriteArguments" || verdict._tag === "Continue") {
+          const typed = await runToolPreHooks(core, entry, call, edited, signal)
+          edited = typed.arguments
+          verdict = typed.verdict ?? verdict
+        }
+        if (edited !== args.text) args = prepareArguments(core, entry.meta.schema, edited)
+      } catch (thrown) {
+        const error = toWorkerError(thrown)
+        return failAll(error, error.message)
       }
-    } catch (thrown) {
-      const error = toWorkerError(thrown)
-      return failAll(error, error.message)
     }
+    prepared[at] = { entry, args }
     if (verdict === undefined || verdict._tag === "RewriteArguments" || verdict._tag === "Continue") {
-      decisions.set(call.callId, { kind: "run", arguments: edited })
+      decisions[at] = { kind: "run", arguments: args.text }
     } else if (verdict._tag === "Skip") {
-      decisions.set(call.callId, { kind: "skip", reason: verdict.reason })
+      decisions[at] = { kind: "skip", reason: verdict.reason }
     } else if (verdict._tag === "Deny") {
-      decisions.set(call.callId, { kind: "deny", reason: verdict.reason })
+      decisions[at] = { kind: "deny", reason: verdict.reason }
     } else if (verdict._tag === "Pause") {
-      return { kind: "paused", reason: verdict.reason, decisions: new Map([...decided, ...decisions]) }
+      const kept = new Map(decided)
+      decisions.forEach((decision, i) => {
+        if (decision !== undefined) kept.set((calls[i] as FunctionCallItem).callId, decision)
+      })
+      return { kind: "paused", reason: verdict.reason, decisions: kept }
     } else {
       const reason = `aborted by a PreToolCall hook: ${verdict.reason}`
       return failAll(new HookAborted({ point: "PreToolCall", reason: verdict.reason, message: reason }), reason)
@@ -190,49 +215,66 @@ export const executeBatch = async (
   }
 
   const toRun: Array<Job> = []
-  const values = new Map<string, unknown>()
-  for (const call of calls) {
-    const decision = decisions.get(call.callId)
+  // The values typed tools returned, by position, for the calls whose tool has typed PostToolCall hooks.
+  const values = new Map<number, unknown>()
+  for (let at = 0; at < count; at++) {
+    const decision = decisions[at]
     if (decision === undefined) continue
+    const call = calls[at] as FunctionCallItem
     if (decision.kind !== "run") {
-      fixed.set(call.callId, synthetic(call, decision, ""))
+      fixed[at] = synthetic(call, decision, "")
       continue
     }
     const entry = lookup(call.name)
     if (entry === undefined) {
-      fixed.set(call.callId, unknownTool(call, offered))
+      fixed[at] = unknownTool(call, offered)
       continue
     }
-    const typedPost = core.toolHooks.for("PostToolCall", call.name, entry.tool).length > 0
-    const observe = typedPost ? (value: unknown): void => void values.set(call.callId, value) : undefined
-    toRun.push({ call, meta: entry.meta, tool: entry.tool, arguments: decision.arguments, ...(observe === undefined ? {} : { observe }) })
+    // Prepared again when the tool was replaced while hooks ran, or the decision was taken before a pause (resume
+    // kept only its text).
+    const ready = prepared[at]
+    const args = ready !== undefined && ready.entry === entry ? ready.args : prepareArguments(core, entry.meta.schema, decision.arguments)
+    const observe = core.toolHooks.has("PostToolCall", call.name) && core.toolHooks.for("PostToolCall", call.name, entry.tool).length > 0
+      ? (value: unknown): void => void values.set(at, value)
+      : undefined
+    toRun.push({ at, call, meta: entry.meta, tool: entry.tool, args, ...(observe === undefined ? {} : { observe }) })
   }
 
-  const executed = await mapLimited(toRun, core.settings.maxParallelTools, (job) => runGuarded(core, job, signal))
-  executed.forEach((outcome) => fixed.set(outcome.callId, outcome))
+  // One call (the usual batch) is awaited directly: no lanes, no Promise.all.
+  if (toRun.length === 1) {
+    const job = toRun[0] as Job
+    fixed[job.at] = await runGuarded(core, job, signal)
+  } else if (toRun.length > 1) {
+    const executed = await mapLimited(toRun, core.settings.maxParallelTools, (job) => runGuarded(core, job, signal))
+    for (let i = 0; i < toRun.length; i++) fixed[(toRun[i] as Job).at] = executed[i]
+  }
   if (signal.aborted) return failAll(cancelledBy(signal), "Cancelled")
 
-  for (const job of toRun) {
-    let outcome = fixed.get(job.call.callId) as ToolOutcome
-    if (outcome.status === "ok" && values.has(job.call.callId)) {
-      let typed
-      try {
-        typed = await runToolPostHooks(core, job, job.call, values.get(job.call.callId), signal)
-      } catch (thrown) {
-        const error = toWorkerError(thrown)
-        return failAll(error, error.message)
-      }
-      if (typed.output !== undefined) {
-        outcome = rewritten(outcome, { status: outcome.status, output: typed.output, isError: false }, job.meta.maxOutputBytes ?? core.settings.maxToolOutputBytes)
-        fixed.set(job.call.callId, outcome)
-      }
-      if (typed.abort !== undefined) {
-        const reason = `aborted by a PostToolCall hook for tool ${quote(job.call.name)}: ${typed.abort.reason}`
-        return failAll(new HookAborted({ point: "PostToolCall", reason: typed.abort.reason, message: reason }), reason)
-      }
+  // Typed PostToolCall hooks first (they see the handler's value), then the plain ones (they see the text).
+  for (const job of values.size === 0 ? [] : toRun) {
+    const outcome = fixed[job.at] as ToolOutcome
+    if (outcome.status !== "ok" || !values.has(job.at)) continue
+    let typed
+    try {
+      typed = await runToolPostHooks(core, { meta: job.meta, tool: job.tool, arguments: job.args.text }, job.call, values.get(job.at), signal)
+    } catch (thrown) {
+      const error = toWorkerError(thrown)
+      return failAll(error, error.message)
     }
+    if (typed.output !== undefined) {
+      fixed[job.at] = rewritten(outcome, { status: outcome.status, output: typed.output, isError: false }, job.meta.maxOutputBytes ?? core.settings.maxToolOutputBytes)
+    }
+    if (typed.abort !== undefined) {
+      const reason = `aborted by a PostToolCall hook for tool ${quote(job.call.name)}: ${typed.abort.reason}`
+      return failAll(new HookAborted({ point: "PostToolCall", reason: typed.abort.reason, message: reason }), reason)
+    }
+  }
+
+  // Without PostToolCall hooks every outcome stands as it is: its output is already capped, its status set.
+  for (const job of core.hooks.has("PostToolCall") ? toRun : []) {
+    const outcome = fixed[job.at] as ToolOutcome
     const result: ToolResult = { status: outcome.status, output: outcome.output, isError: outcome.isError }
-    const editable: ToolCall = { callId: job.call.callId, name: job.call.name, arguments: job.arguments }
+    const editable: ToolCall = { callId: job.call.callId, name: job.call.name, arguments: job.args.text }
     const cap = job.meta.maxOutputBytes ?? core.settings.maxToolOutputBytes
     let verdict
     try {
@@ -243,14 +285,14 @@ export const executeBatch = async (
         return "next"
       })
     } catch (thrown) {
-      fixed.set(job.call.callId, rewrittenGuarded(outcome, result, cap))
+      fixed[job.at] = rewrittenGuarded(outcome, result, cap)
       const error = toWorkerError(thrown)
       return failAll(error, error.message)
     }
     try {
-      fixed.set(job.call.callId, rewrittenGuarded(outcome, result, cap, true))
+      fixed[job.at] = rewrittenGuarded(outcome, result, cap, true)
     } catch (thrown) {
-      fixed.set(job.call.callId, outcome)
+      fixed[job.at] = outcome
       const error = toWorkerError(thrown)
       return failAll(error, error.message)
     }
@@ -259,7 +301,7 @@ export const executeBatch = async (
       return failAll(new HookAborted({ point: "PostToolCall", reason: verdict.reason, message: reason }), reason)
     }
   }
-  return { kind: "done", outcomes: calls.map((call) => fixed.get(call.callId) as ToolOutcome) }
+  return { kind: "done", outcomes: fixed as Array<ToolOutcome> }
 }
 
 /** A PreToolCall hook may edit `call.arguments` in place; what it left there must still be argument text. */
@@ -316,53 +358,68 @@ const synthetic = (call: FunctionCallItem, decision: PendingDecision | undefined
 }
 
 /** Checks the argument text is a JSON object before the tool sees it; the model gets the precise problem. */
-const checkArguments = (core: WorkerCore, schema: JsonSchema, text: string): { ok: true; text: string } | { ok: false; problem: string } => {
+const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: string): PreparedArguments => {
   // Before anything recursive (the parser, strict-mode restore, re-serialisation, the tool's own decoder): the
   // model controls the nesting, and a few KiB of brackets overflow the stack of any recursive walker.
   const maxDepth = core.settings.maxArgumentDepth
-  if (jsonTextDepth(text, maxDepth) > maxDepth) return { ok: false, problem: tooDeepMessage("arguments", maxDepth) }
+  if (jsonTextDepth(text, maxDepth) > maxDepth) return { ok: false, text, problem: tooDeepMessage("arguments", maxDepth) }
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch (thrown) {
-    return { ok: false, problem: `the arguments are not valid JSON (${describeSafely(thrown)})` }
+    return { ok: false, text, problem: `the arguments are not valid JSON (${describeSafely(thrown)})` }
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     const kind = parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`
-    return { ok: false, problem: `the arguments must be a JSON object, got ${kind}` }
+    return { ok: false, text, problem: `the arguments must be a JSON object, got ${kind}` }
   }
   // OpenAI strict mode makes every property required and sends null for the optional ones: undo that, for the
   // tools that were sent strict (a non-strict tool's schema forbids that null, and the decoder must say so).
-  if (core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(schema)) return { ok: true, text: JSON.stringify(restoreStrictArguments(schema, parsed)) }
-  return { ok: true, text }
+  if (core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(schema)) {
+    let restored: ParsedArguments
+    try {
+      restored = restoreStrictArguments(schema, parsed, { maxDepth }) as ParsedArguments
+    } catch (thrown) {
+      return { ok: false, text, problem: describeSafely(thrown) }
+    }
+    return { ok: true, text, args: { value: restored, text: restored === parsed ? text : undefined } }
+  }
+  return { ok: true, text, args: { value: parsed as ParsedArguments, text } }
 }
 
-const runOne = async (
-  core: WorkerCore,
-  job: Job,
-  signal: AbortSignal
-): Promise<ToolOutcome> => {
+const runOne = (core: WorkerCore, job: Job, signal: AbortSignal): Promise<ToolOutcome> => {
   const { call, meta } = job
-  const base = { callId: call.callId, name: call.name }
-  const checked = checkArguments(core, meta.schema, job.arguments)
+  const checked = job.args
   if (!checked.ok) {
-    return { ...base, status: "error", output: `Invalid arguments for tool "${call.name}": ${checked.problem}`, isError: true }
+    return Promise.resolve({
+      callId: call.callId,
+      name: call.name,
+      status: "error",
+      output: `Invalid arguments for tool "${call.name}": ${checked.problem}`,
+      isError: true
+    })
   }
   const timeoutMs = core.settings.toolTimeouts[call.name] ?? core.settings.toolTimeoutMs
-  try {
-    const output = await core.tools.callTool(call.name, checked.text, {
-      callId: call.callId,
-      signal,
-      maxOutputBytes: core.settings.maxToolOutputBytes,
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(job.observe === undefined ? {} : { observeOutput: job.observe })
-    })
-    return { ...base, status: "ok", output: String(output), isError: false }
-  } catch (thrown) {
-    const tag = (thrown as { _tag?: string })._tag
-    const message = limitOutput(describeThrown(thrown, Number.MAX_SAFE_INTEGER), meta.maxOutputBytes ?? core.settings.maxToolOutputBytes)
-    if (tag === "ToolTimeout") return { ...base, status: "timeout", output: message, isError: true }
-    if (tag === "ToolCancelled") return cancelledOutcome(call.callId, call.name, "the run was cancelled")
-    return { ...base, status: "error", output: message, isError: true }
-  }
+  const maxOutputBytes = core.settings.maxToolOutputBytes
+  const base: CallToolOptions =
+    timeoutMs === undefined ? { callId: call.callId, signal, maxOutputBytes } : { callId: call.callId, signal, maxOutputBytes, timeoutMs }
+  const options: CallToolOptions = job.observe === undefined ? base : { ...base, observeOutput: job.observe }
+  return callToolParsed(core.tools, call.name, checked.args, options).then(
+    (output): ToolOutcome => ({ callId: call.callId, name: call.name, status: "ok", output: String(output), isError: false }),
+    (thrown: unknown): ToolOutcome => {
+      try {
+        return failedOutcome(call, meta, core.settings.maxToolOutputBytes, thrown)
+      } catch (crash) {
+        return crashedOutcome(call, crash)
+      }
+    }
+  )
+}
+
+const failedOutcome = (call: FunctionCallItem, meta: ToolMeta, maxToolOutputBytes: number, thrown: unknown): ToolOutcome => {
+  const tag = (thrown as { _tag?: string })._tag
+  const message = limitOutput(describeThrown(thrown, Number.MAX_SAFE_INTEGER), meta.maxOutputBytes ?? maxToolOutputBytes)
+  if (tag === "ToolTimeout") return { callId: call.callId, name: call.name, status: "timeout", output: message, isError: true }
+  if (tag === "ToolCancelled") return cancelledOutcome(call.callId, call.name, "the run was cancelled")
+  return { callId: call.callId, name: call.name, status: "error", output: message, isError: true }
 }

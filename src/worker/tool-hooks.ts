@@ -149,6 +149,11 @@ export class ToolHookRegistry {
   }
 
   /** The hooks of `point` for this registered tool: only those whose definition built this very instance. */
+  /** Whether any typed hook is registered at `point` for a tool of this name (a cheap check on every call). */
+  has(point: ToolHookPoint, name: string): boolean {
+    return (this.#points[point].get(name)?.length ?? 0) > 0
+  }
+
   for(point: ToolHookPoint, name: string, tool: Tool): ReadonlyArray<Registered> {
     const list = this.#points[point].get(name)
     if (list === undefined || list.length === 0) return []

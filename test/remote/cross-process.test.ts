@@ -2,7 +2,7 @@ import { afterEach, expect, it } from "vitest"
 import { signCallback } from "../../src/remote/signing.ts"
 import { INSTANCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../src/remote/wire.ts"
 import { sseText, startReplayProvider, type ReplayProvider } from "../../src/testing/index.ts"
-import { eventually } from "./support/contract-host.ts"
+import { eventually } from "../../bench/support/contract-host.ts"
 import { freePort } from "./support/free-port.ts"
 import { describeWithHost, eventsOf, killChild, spawnChild, spawnHost, spawnPlugin, type Child } from "./support/processes.ts"
 

@@ -235,20 +235,40 @@ const restore = (schema: JsonValue | undefined, value: unknown, root: JsonSchema
   }
   if (Array.isArray(value)) {
     const items = resolved["items"]
-    return isObject(items) ? value.map((item) => restore(items, item, root, hops + 1)) : value
+    if (!isObject(items)) return value
+    let changed = false
+    const restored = value.map((item) => {
+      const out = restore(items, item, root, hops + 1)
+      if (out !== item) changed = true
+      return out
+    })
+    return changed ? restored : value
   }
   const properties = resolved["properties"]
   if (!isObject(properties)) return value
   const required = new Set(Array.isArray(resolved["required"]) ? resolved["required"] : [])
-  // No prototype: a model-sent "__proto__" key stays a plain property (and is refused by the closed schema).
-  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>
-  for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
+  const entries = Object.entries(value as Record<string, unknown>)
+  let changed = false
+  const kept: Array<readonly [string, unknown]> = []
+  for (const [key, member] of entries) {
     // Own members only: a model's "constructor" key must not pick up Object.prototype.constructor as its schema.
     const propertySchema = ownValue(properties, key)
     if (member === null && !required.has(key) && propertySchema !== undefined && !acceptsNull(propertySchema, root)) {
+      changed = true
       continue
     }
-    out[key] = restore(propertySchema, member, root, hops + 1)
+    const out = restore(propertySchema, member, root, hops + 1)
+    if (out !== member) changed = true
+    kept.push([key, out])
+  }
+  // Nothing removed anywhere below: the model's own object, so the caller knows its text still spells it.
+  if (!changed) return value
+  // Shaped as `JSON.parse` shapes objects: a model-sent "__proto__" key is an own data property, never the
+  // prototype (and the closed schema refuses it).
+  const out: Record<string, unknown> = {}
+  for (const [key, member] of kept) {
+    if (key === "__proto__") Object.defineProperty(out, key, { value: member, enumerable: true, writable: true, configurable: true })
+    else out[key] = member
   }
   return out
 }
@@ -262,7 +282,8 @@ export interface RestoreOptions {
 /**
  * For OpenAI strict tools: turns the model's `null` for a property that the original schema marks optional (and
  * does not itself allow to be null) back into an absent property, at every depth. `schema` is the original,
- * non-strict schema. Other values are returned unchanged.
+ * non-strict schema. Other values are returned unchanged, and a value with no such `null` anywhere is returned
+ * as the same object (so a caller can tell its text still spells it).
  *
  * The value comes from the model, so its depth is checked first (iteratively): what comes back can be
  * re-serialised with `JSON.stringify` without overflowing the stack.

@@ -16,7 +16,7 @@ import {
   type PluginEvent,
   type PluginOptions
 } from "../../../src/remote/plugin/index.ts"
-import { ContractHost, eventually } from "../support/contract-host.ts"
+import { ContractHost, eventually } from "../../../bench/support/contract-host.ts"
 
 class CityNotFound extends Error {
   override name = "CityNotFound"

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { ContractHost, eventually } from "../support/contract-host.ts"
+import { ContractHost, eventually } from "../../../bench/support/contract-host.ts"
 import { freePort } from "../support/free-port.ts"
 import { eventsOf, killChild, spawnChild, spawnPlugin, type Child } from "../support/processes.ts"
 

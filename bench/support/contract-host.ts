@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { signCallback } from "../../../src/remote/signing.ts"
-import { INSTANCE_HEADER, REGISTRANT_TOKEN_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../../src/remote/wire.ts"
+import { signCallback } from "#internal/remote/signing"
+import { INSTANCE_HEADER, REGISTRANT_TOKEN_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "#internal/remote/wire"
 
 /**
  * A stand-in for the tool host's wire behaviour as REMOTE-CONTRACT.md fixes it — instance id on every answer,
