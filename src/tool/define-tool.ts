@@ -10,6 +10,7 @@ import { ExecutionFailed, InvalidArgument } from "./tool-error.ts"
 import { type ToolFailure, isToolFailure } from "./tool-failure.ts"
 import { outputObserver } from "./output-observer.ts"
 import { ToolMeta } from "./tool-meta.ts"
+import { parseArguments } from "./parse-arguments.ts"
 
 /**
  * What `defineTool` takes: the tool's name and description as the model sees them, its argument schema
@@ -81,21 +82,6 @@ const codecFor = <S extends ArgumentSchema>(tool: string, schema: S): ArgumentCo
   }
 }
 
-const kindOf = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "array" : typeof value)
-
-/** Parses the model's argument text; text that is not a JSON object is an `InvalidArgument` the model can act on. */
-const parseArguments = (argumentsJson: string): ParsedArguments => {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(argumentsJson)
-  } catch (thrown) {
-    throw new InvalidArgument({ message: `arguments are not valid JSON: ${describeThrown(thrown)}` })
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new InvalidArgument({ message: `arguments must be a JSON object, got ${kindOf(parsed)}` })
-  }
-  return parsed as ParsedArguments
-}
 
 const decodedValue = <A>(result: DecodeResult<A>): A => {
   if (!result.ok) throw new InvalidArgument({ message: formatIssues(result) })

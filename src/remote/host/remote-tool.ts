@@ -1,10 +1,10 @@
 import type { JsonSchema } from "../../schema/json-schema.ts"
 import type { ArgumentCodec } from "../../schema/argument-codec.ts"
 import { formatIssues } from "../../schema/codec.ts"
-import { describeThrown } from "../../tool/describe-thrown.ts"
 import type { Tool, ToolContext, ToolDefinition } from "../../tool/tool.ts"
 import { ExecutionFailed, InvalidArgument } from "../../tool/tool-error.ts"
 import { ToolMeta } from "../../tool/tool-meta.ts"
+import { parseArguments } from "../../tool/parse-arguments.ts"
 import { quote } from "../../schema/quote.ts"
 import { signCallback } from "../signing.ts"
 import { INSTANCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../wire.ts"
@@ -127,16 +127,7 @@ export const remoteToolDefinition = (registration: RemoteRegistration, settings:
   }
   const tool: Tool = {
     async execute(argumentsJson, context) {
-      let parsed: unknown
-      try {
-        parsed = JSON.parse(argumentsJson)
-      } catch (thrown) {
-        throw new InvalidArgument({ message: `arguments are not valid JSON: ${describeThrown(thrown)}` })
-      }
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-        throw new InvalidArgument({ message: "arguments must be a JSON object" })
-      }
-      const decoded = await registration.codec.decode(parsed)
+      const decoded = await registration.codec.decode(parseArguments(argumentsJson))
       if (!decoded.ok) throw new InvalidArgument({ message: formatIssues(decoded) })
       return dispatch(argumentsJson, decoded.value, context)
     }
