@@ -117,12 +117,20 @@ export class ToolHostState {
   }
 
   /**
+   * Reserves an in-process plugin's id as a source of the host's: no request acts for it, so nobody can register
+   * under it and be issued a registrant token that would carry the plugin's LLM grants.
+   */
+  reservePlugin(pluginId: string): void {
+    this.#ownership.reserve(pluginId)
+  }
+
+  /**
    * Adds an in-process plugin's tool to every role under the plugin's id as source (at startup, before the host
    * listens). Throws when a role cannot take it: a name another source holds, a provider spelling clash, the size
    * limit — a startup error, never a silently missing tool.
    */
   addPluginTool(pluginId: string, definition: ToolDefinition): void {
-    this.#ownership.reserve(pluginId)
+    this.reservePlugin(pluginId)
     const [meta] = definition()
     const name = meta.name
     const hosted: HostedTool = { kind: "plugin", source: pluginId, name, description: meta.descriptionText, parameters: meta.schema, definition }

@@ -122,6 +122,8 @@ const startPlugins = async (config: HostConfig, env: Env, state: ToolHostState, 
     if (thrown instanceof PluginLlmConfigError) throw new HostConfigError(source, thrown.issues)
     throw thrown
   }
+  // Every module entry's id is the host's before any plugin loads (a later one's id cannot be taken meanwhile).
+  for (const [id, entry] of Object.entries(runtime.llm.config.plugins)) if (entry.module !== undefined) state.reservePlugin(id)
   try {
     await runtime.loadFromConfig()
   } catch (thrown) {
