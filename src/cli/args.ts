@@ -26,7 +26,8 @@ export const USAGE = `Usage:
       an llm-worker.yaml: their tools join the chat and /<name> <args> runs their commands.
   llm-worker serve [--config <file>] [--port <port>] [--host <address>]
       Runs the tool host: one Worker per role from the config (llm-worker.yaml when present),
-      plugins in other processes register tools over HTTP. Port: --port, else MAIN_SERVER_PORT,
+      plugins in other processes register tools over HTTP, in-process plugins (plugins.entries)
+      add tools, commands and ctx.llm. Port: --port, else MAIN_SERVER_PORT,
       else 48911 (0 picks a free one); bound to 127.0.0.1. Prints one line when ready.
   llm-worker --help
 
