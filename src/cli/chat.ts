@@ -99,9 +99,19 @@ export const runChat = async (
       const slash = plugins === undefined ? undefined : parseSlashCommand(line)
       if (plugins !== undefined && slash !== undefined) {
         if (echo) renderer.line(line)
-        const outcome = await plugins.runtime.commands.run(slash.name, slash.args)
-        if (outcome.ok) renderer.line(outcome.output)
-        else renderer.line(`error: ${outcome.error}${outcome.status === 404 ? ` (commands: ${commandNames.join(" ") || "none"})` : ""}`, "error")
+        // A command takes no signal: Ctrl-C stops waiting for it (its late answer is dropped), so a hanging
+        // plugin cannot hold the chat.
+        const controller = new AbortController()
+        running = controller
+        const cancelled = new Promise<"cancelled">((resolve) => controller.signal.addEventListener("abort", () => resolve("cancelled"), { once: true }))
+        try {
+          const outcome = await Promise.race([plugins.runtime.commands.run(slash.name, slash.args), cancelled])
+          if (outcome === "cancelled") renderer.line("(cancelled)", "dim")
+          else if (outcome.ok) renderer.line(outcome.output)
+          else renderer.line(`error: ${outcome.error}${outcome.status === 404 ? ` (commands: ${commandNames.join(" ") || "none"})` : ""}`, "error")
+        } finally {
+          running = undefined
+        }
         rl.prompt()
         continue
       }

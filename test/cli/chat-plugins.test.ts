@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { parseCommand } from "../../src/cli/args.ts"
 import { type ReplayProvider, startReplayProvider } from "../../src/testing/replay-provider.ts"
 import { answerSse } from "../support/answer-sse.ts"
-import { runCli } from "./cli-process.ts"
+import { runCli, startCli } from "./cli-process.ts"
 
 const EXAMPLES = fileURLToPath(new URL("../../docs/examples/plugins/", import.meta.url))
 const FIXTURES = fileURLToPath(new URL("../remote/fixtures/", import.meta.url))
@@ -38,10 +38,10 @@ describe("llm-worker chat --config (plugins in the terminal chat, a child proces
     const args = ["chat", "--provider", "openai", "--base-url", server.baseUrl, "--config", configFile(PLUGINS)]
     const { code, stdout, stderr } = await runCli(args, { OPENAI_API_KEY: "sk-test-dummy" }, "/tldr Ana ships the release on Friday.\n/wc one two three\n/nope x\nhello\n")
     expect(code).toBe(0)
-    expect(stdout).toContain("plugins: tldr, word-count · commands: /tldr /wc\n")
+    expect(stdout).toContain("plugins: tldr, word-count · commands: /stall /tldr /wc\n")
     expect(stdout).toContain("you› /tldr Ana ships the release on Friday.\nAna ships Friday.\n")
     expect(stdout).toContain("you› /wc one two three\n3 words\n")
-    expect(stdout).toContain("you› /nope x\nerror: unknown command: /nope (commands: /tldr /wc)\n")
+    expect(stdout).toContain("you› /nope x\nerror: unknown command: /nope (commands: /stall /tldr /wc)\n")
     expect(stdout).toContain("you› hello\nHello there.")
     expect(server.requests).toHaveLength(2)
     const tldr = JSON.parse(server.requests[0]?.body ?? "{}") as { messages: Array<{ content: unknown }>; tools?: unknown }
@@ -52,6 +52,17 @@ describe("llm-worker chat --config (plugins in the terminal chat, a child proces
     // One audit line for the one plugin call.
     expect(stderr.split("\n").filter((line) => line.startsWith("llm-worker plugin-llm audit "))).toHaveLength(1)
     expect(stderr).toContain('"pluginId":"tldr"')
+  })
+
+  it("Ctrl-C stops waiting for a command that hangs and returns to the prompt", async () => {
+    const cli = startCli(["chat", "--provider", "openai", "--config", configFile(PLUGINS)], { OPENAI_API_KEY: "sk-test-dummy" })
+    cli.child.stdin.write("/stall\n")
+    await cli.waitFor(/you› \/stall\n/)
+    cli.child.kill("SIGINT")
+    await cli.waitFor(/\/stall\n\(cancelled\)\nyou› /)
+    cli.child.stdin.end("/wc still here\n")
+    expect(await cli.exited).toBe(0)
+    expect(cli.stdout()).toContain("you› /wc still here\n2 words\n")
   })
 
   it("refuses a config the host would refuse, with one line (exit 2)", async () => {

@@ -27,7 +27,7 @@ describe("the host's plugin layer (in process)", () => {
     const host = await startHost({ configPath: path })
     expect(host.plugins.map((p) => [p.id, p.version])).toEqual([["word-count", "0.1.0"]])
     const page = await (await fetch(`${host.url}/`)).text()
-    expect(page).toMatch(/<tr data-plugin="word-count"><td>word-count<\/td><td>0\.1\.0<\/td><td>Counts words\.<\/td><td>\/wc<\/td><td>0<\/td><td>0<\/td><\/tr>/)
+    expect(page).toMatch(/<tr data-plugin="word-count"><td>word-count<\/td><td>0\.1\.0<\/td><td>Counts words\.<\/td><td>\/stall \/wc<\/td><td>0<\/td><td>0<\/td><\/tr>/)
     expect(page).toContain('<tr data-tool="count_words"><td>count_words</td><td>word-count</td><td>plugin</td>')
   })
 

@@ -78,7 +78,7 @@ describe("plugins in `llm-worker serve` (a child process, the replay provider as
     const tools = (await api(host, "GET", "/api/tools")).body as { roles: { default: Array<Record<string, unknown>> } }
     expect(tools.roles.default).toEqual([expect.objectContaining({ name: "count_words", source: "word-count", owner: "plugin", state: "active" })])
     const commands = (await api(host, "GET", "/api/commands")).body as { commands: Array<{ name: string; plugin: string }> }
-    expect(commands.commands.map((c) => [c.name, c.plugin])).toEqual([["paste-to-tasks", "paste-to-tasks"], ["tldr", "tldr"], ["wc", "word-count"]])
+    expect(commands.commands.map((c) => [c.name, c.plugin])).toEqual([["paste-to-tasks", "paste-to-tasks"], ["stall", "word-count"], ["tldr", "tldr"], ["wc", "word-count"]])
 
     // The seed's two examples, through POST /api/commands/<name>.
     const tldr = await api(host, "POST", "/api/commands/tldr", { args: NOTES })
