@@ -60,4 +60,14 @@ describe("the host's plugin layer (in process)", () => {
     expect(await api(host, "POST", "/api/commands/wc", "args=a", { ...auth, "content-type": "application/x-www-form-urlencoded" })).toMatchObject({ status: 422 })
     expect(await api(host, "POST", "/api/llm/complete", { messages: [] }, auth)).toMatchObject({ status: 401 })
   })
+
+  it("a default role without a provider still starts; its plugin calls fail as provider-unavailable, never with a key", async () => {
+    const host = await startHost({ config: wordCount, pluginBaseDir: FIXTURES })
+    const callback = "http://127.0.0.1:9/tool_invoke"
+    const registered = await api(host, "POST", "/api/tools/register", { name: "note", callback_url: callback, source: "remote-x" })
+    const token = registered.body["registrant_token"] as string
+    const answer = await api(host, "POST", "/api/llm/complete", { messages: [{ role: "user", content: "hi" }] }, { "x-llm-worker-registrant-token": token })
+    expect(answer).toMatchObject({ status: 502, body: { ok: false, error_type: "PluginLlmProviderUnavailable", hops: [{ reason: "config" }] } })
+    expect(await api(host, "POST", "/api/chat", { message: "hi" })).toMatchObject({ status: 503 })
+  })
 })
