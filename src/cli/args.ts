@@ -10,7 +10,7 @@ export interface ConnectionFlags {
 
 export type Command =
   | { readonly kind: "help" }
-  | ({ readonly kind: "chat"; readonly system?: string; readonly root?: string } & ConnectionFlags)
+  | ({ readonly kind: "chat"; readonly system?: string; readonly root?: string; readonly config?: string } & ConnectionFlags)
   | { readonly kind: "demo"; readonly provider?: string; readonly showRequests: boolean }
   | { readonly kind: "serve"; readonly config?: string; readonly port?: number; readonly host?: string }
 
@@ -19,13 +19,15 @@ export const USAGE = `Usage:
       Replays a recorded session offline (no model is called): a real client, worker and tools
       run against a local server that sends a provider's recorded stream. --show-requests also
       prints the byte-exact tool definitions each provider is sent.
-  llm-worker chat [--provider <name>] [--model <model>] [--base-url <url>] [--system <prompt>] [--root <folder>]
+  llm-worker chat [--provider <name>] [--model <model>] [--base-url <url>] [--system <prompt>] [--root <folder>] [--config <file>]
       Chats with a model in the terminal, with the tools clock, calculator and read_file
       (read_file sees only --root, default: the current folder). Ctrl-C cancels the current
-      answer; Ctrl-C twice at the prompt, Ctrl-D or /exit quits.
+      answer; Ctrl-C twice at the prompt, Ctrl-D or /exit quits. --config loads the plugins of
+      an llm-worker.yaml: their tools join the chat and /<name> <args> runs their commands.
   llm-worker serve [--config <file>] [--port <port>] [--host <address>]
       Runs the tool host: one Worker per role from the config (llm-worker.yaml when present),
-      plugins in other processes register tools over HTTP. Port: --port, else MAIN_SERVER_PORT,
+      plugins in other processes register tools over HTTP, in-process plugins (plugins.entries)
+      add tools, commands and ctx.llm. Port: --port, else MAIN_SERVER_PORT,
       else 48911 (0 picks a free one); bound to 127.0.0.1. Prints one line when ready.
   llm-worker --help
 
@@ -39,7 +41,8 @@ const CHAT_OPTIONS = {
   model: { type: "string" },
   "base-url": { type: "string" },
   system: { type: "string" },
-  root: { type: "string" }
+  root: { type: "string" },
+  config: { type: "string" }
 } as const
 
 const DEMO_OPTIONS = { provider: { type: "string" }, "show-requests": { type: "boolean" } } as const
@@ -75,7 +78,8 @@ export const parseCommand = (argv: ReadonlyArray<string>): Command => {
         ...(values.model === undefined ? {} : { model: values.model }),
         ...(values["base-url"] === undefined ? {} : { baseUrl: values["base-url"] }),
         ...(values.system === undefined ? {} : { system: values.system }),
-        ...(values.root === undefined ? {} : { root: values.root })
+        ...(values.root === undefined ? {} : { root: values.root }),
+        ...(values.config === undefined ? {} : { config: values.config })
       }
     }
     case "demo": {

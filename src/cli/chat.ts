@@ -1,12 +1,14 @@
 import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
 import { createInterface } from "node:readline"
+import { parseSlashCommand } from "../plugin-llm/http-handler.ts"
 import { Cancelled, isWorkerError } from "../worker/worker-error.ts"
 import { Worker } from "../worker/worker.ts"
 import type { Command } from "./args.ts"
 import { configError } from "./cli-error.ts"
 import { failureText } from "./failure-text.ts"
-import { clientFromEnv } from "./provider-from-env.ts"
+import { type ChatPlugins, loadChatPlugins } from "./chat-plugins.ts"
+import { clientFromEnv, clientOptionsFromEnv } from "./provider-from-env.ts"
 import { TranscriptRenderer } from "./renderer.ts"
 import { Terminal } from "./terminal.ts"
 import { demoTools } from "./tools/index.ts"
@@ -42,10 +44,11 @@ export const runChat = async (
 ): Promise<number> => {
   const client = clientFromEnv(command, io.env)
   const root = await checkRoot(resolve(io.cwd, command.root ?? "."))
+  const plugins: ChatPlugins | undefined = command.config === undefined ? undefined : await loadChatPlugins(command.config, clientOptionsFromEnv(command, io.env), io.env, io.cwd)
   const terminal = Terminal.for(io.output, io.env)
   // A tool that hangs must not hold the chat: each call gets a deadline (Ctrl-C still cancels sooner).
   const worker = Worker.create({ client, systemPrompt: command.system ?? DEFAULT_SYSTEM_PROMPT, toolTimeoutMs: TOOL_TIMEOUT_MS })
-  const report = worker.registerTools(demoTools(root))
+  const report = worker.registerTools([...demoTools(root), ...(plugins?.tools ?? [])])
   const renderer = new TranscriptRenderer(terminal)
   worker.subscribe(renderer.subscriber)
 
@@ -53,6 +56,10 @@ export const runChat = async (
   // and the folder name are someone else's text (readline's prompt is the one exception, and it is a constant).
   renderer.line(`llm-worker chat · ${client.provider} · ${client.model} · read_file sees ${root}`, "dim")
   for (const warning of report.warnings) renderer.line(`! ${warning.tool}: ${warning.message}`, "warn")
+  const commandNames = plugins?.runtime.commands.list().map((c) => `/${c.name}`) ?? []
+  if (plugins !== undefined) {
+    renderer.line(`plugins: ${plugins.runtime.plugins.map((p) => p.id).join(", ") || "none"}${commandNames.length === 0 ? "" : ` · commands: ${commandNames.join(" ")}`}`, "dim")
+  }
   renderer.line("Ctrl-C cancels an answer; Ctrl-C twice at the prompt, Ctrl-D or /exit quits.", "dim")
 
   const interactive = io.input.isTTY === true && io.output.isTTY === true
@@ -88,6 +95,26 @@ export const runChat = async (
       const echo = !interactive || typedDuringAnswer.shift() === true
       const line = raw.trim()
       if (line === "/exit" || line === "/quit") break
+      // With plugins, `/<name> <args>` is a command (answered by the plugin, not sent to the chat's model).
+      const slash = plugins === undefined ? undefined : parseSlashCommand(line)
+      if (plugins !== undefined && slash !== undefined) {
+        if (echo) renderer.line(line)
+        // A command takes no signal: Ctrl-C stops waiting for it (its late answer is dropped), so a hanging
+        // plugin cannot hold the chat.
+        const controller = new AbortController()
+        running = controller
+        const cancelled = new Promise<"cancelled">((resolve) => controller.signal.addEventListener("abort", () => resolve("cancelled"), { once: true }))
+        try {
+          const outcome = await Promise.race([plugins.runtime.commands.run(slash.name, slash.args), cancelled])
+          if (outcome === "cancelled") renderer.line("(cancelled)", "dim")
+          else if (outcome.ok) renderer.line(outcome.output)
+          else renderer.line(`error: ${outcome.error}${outcome.status === 404 ? ` (commands: ${commandNames.join(" ") || "none"})` : ""}`, "error")
+        } finally {
+          running = undefined
+        }
+        rl.prompt()
+        continue
+      }
       if (line !== "") {
         if (echo) renderer.line(line)
         const before = worker.history().length

@@ -1,5 +1,5 @@
 import type { LlmClient } from "../llm/client.ts"
-import { createLlmClient } from "../llm/llm-client.ts"
+import { createLlmClient, type LlmClientOptions } from "../llm/llm-client.ts"
 import { isLlmError } from "../llm/llm-error.ts"
 import type { Provider } from "../llm/providers/provider.ts"
 import { providerNames, providers } from "../llm/providers/registry.ts"
@@ -76,10 +76,10 @@ const refuseCredentialsInBaseUrl = (flags: ConnectionFlags, provider: Provider, 
 }
 
 /**
- * The chat client from flags, then environment. Every configuration problem becomes a one-line `CliError`
- * (exit 2) that names the variable or flag to set.
+ * The chat client's options from flags, then environment (the plugin-LLM lane routes with them too). Every
+ * configuration problem becomes a one-line `CliError` (exit 2) that names the variable or flag to set.
  */
-export const clientFromEnv = (flags: ConnectionFlags, env: Env = process.env): LlmClient => {
+export const clientOptionsFromEnv = (flags: ConnectionFlags, env: Env = process.env): LlmClientOptions => {
   const provider = pickProvider(flags, env)
   const model = flags.model ?? (present(env, "LLM_WORKER_MODEL") ? env.LLM_WORKER_MODEL?.trim() : undefined) ?? DEFAULT_MODELS[provider.name]
   if (model === undefined) throw configError(`no model for provider "${provider.name}": pass --model or set LLM_WORKER_MODEL`)
@@ -87,10 +87,16 @@ export const clientFromEnv = (flags: ConnectionFlags, env: Env = process.env): L
     throw configError(`no API key for ${provider.name}: set ${provider.apiKeyEnv.join(" or ")}`)
   }
   refuseCredentialsInBaseUrl(flags, provider, env)
+  return { provider, model, env, ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }) }
+}
+
+/** The chat client from flags, then environment (see `clientOptionsFromEnv`). */
+export const clientFromEnv = (flags: ConnectionFlags, env: Env = process.env): LlmClient => {
+  const options = clientOptionsFromEnv(flags, env)
   try {
-    return createLlmClient({ provider, model, env, ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }) })
+    return createLlmClient(options)
   } catch (thrown) {
-    if (isLlmError(thrown) && thrown._tag === "LlmConfigError") throw configError(withoutBaseUrlSecrets(thrown.message, flags, provider, env))
+    if (isLlmError(thrown) && thrown._tag === "LlmConfigError") throw configError(withoutBaseUrlSecrets(thrown.message, flags, options.provider as Provider, env))
     throw thrown
   }
 }

@@ -91,3 +91,82 @@ export const ChatResponse = z.object({
   usage: z.record(z.string(), z.number()),
   ...Instance
 })
+
+/*
+ * The plugin-LLM lane (src/plugin-llm, mounted by the host). The host checks the shape of each field here (wrong
+ * type or unknown field: 422 with `issues`, like every other route); what a value means — an empty message list,
+ * an image that is not one, a refused override — is answered by the lane with its typed error (`error_type`).
+ */
+
+const routing = {
+  provider: z.string().min(1).max(200).optional().describe("Gated: plugins.entries.<id>.llm.allow_provider_override / allowed_providers"),
+  model: z.string().min(1).max(200).optional().describe("Gated: allow_model_override / allowed_models"),
+  agent_id: z.string().min(1).max(64).optional().describe("Another role of the host (gated: allow_agent_id_override)"),
+  profile: z.string().min(1).max(200).optional().describe("A stored credential profile, llm.profiles.<name> (gated: allow_profile_override)"),
+  task: z.string().min(1).max(200).optional().describe("An auxiliary task: the plugin's own, or a built-in one with allow_task_override"),
+  temperature: z.number().min(0).optional(),
+  max_tokens: z.int().min(1).optional(),
+  timeout: z.number().gt(0).optional().describe("Seconds; over auxiliary.<task>.timeout and llm.timeout"),
+  purpose: z.string().max(1000).optional().describe("Free text for the audit line")
+}
+
+const Record_ = z.record(z.string(), z.unknown())
+
+export const CompleteBody = z
+  .strictObject({
+    ...routing,
+    messages: z.array(Record_).describe("OpenAI-shaped messages: {role, content}; content is text or text / image_url parts")
+  })
+  .describe("POST /api/llm/complete")
+
+export const CompleteStructuredBody = z
+  .strictObject({
+    ...routing,
+    instructions: z.string().describe("What to do with the input"),
+    input: z.array(Record_).describe('Blocks: {type: "text", text} or {type: "image", data: <base64>, mime_type?} or {type: "image", url}'),
+    json_schema: Record_.optional().describe("JSON Schema of the answer (object root); the answer is validated against it"),
+    json_mode: z.boolean().optional().describe("Ask for JSON without a schema"),
+    schema_name: z.string().max(200).optional(),
+    system_prompt: z.string().optional(),
+    repair: z.boolean().optional().describe("On a parse or validation failure, ask once more with the issues")
+  })
+  .describe("POST /api/llm/complete-structured")
+
+export const CommandBody = z.strictObject({ args: z.string().max(1024 * 1024).describe("The text after /<name>") }).describe("POST /api/commands/<name>")
+
+const LaneUsage = z.record(z.string(), z.union([z.number(), z.string()])).describe("input_tokens, output_tokens, total_tokens, cache and reasoning tokens, cost_usd and cost_source when known")
+
+export const CompleteResponse = z.object({
+  ok: z.literal(true),
+  text: z.string(),
+  provider: z.string().describe("The provider that answered (after vision routing and fallback)"),
+  model: z.string(),
+  agent_id: z.string(),
+  usage: LaneUsage,
+  audit: z.record(z.string(), z.unknown()).describe("The call's audit record, the same as the host's audit line"),
+  ...Instance
+})
+
+export const CompleteStructuredResponse = CompleteResponse.extend({
+  parsed: z.unknown().describe("The validated value when content_type is json; null otherwise"),
+  content_type: z.enum(["json", "text"]),
+  issues: z.array(z.record(z.string(), z.unknown())).optional().describe("Why the answer was refused, when it was; the raw answer is in text")
+})
+
+export const LaneErrorResponse = ErrorResponse.extend({
+  error_type: z
+    .string()
+    .optional()
+    .describe("PluginLlmTrustError, PluginLlmInputError, PluginLlmSchemaError, PluginLlmTimeoutError, PluginLlmRateLimited, PluginLlmProviderUnavailable, PluginLlmCancelled, PluginLlmBudgetExceeded"),
+  override: z.string().optional(),
+  config_key: z.string().optional().describe("The config key that would allow a refused override"),
+  plugin_id: z.string().optional(),
+  hops: z.array(z.record(z.string(), z.unknown())).optional()
+})
+
+export const CommandResponse = z.object({ ok: z.literal(true), output: z.string(), ...Instance })
+export const CommandListResponse = z.object({
+  ok: z.literal(true),
+  commands: z.array(z.object({ name: z.string(), plugin: z.string(), description: z.string(), args_hint: z.string() })),
+  ...Instance
+})

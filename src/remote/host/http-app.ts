@@ -10,7 +10,9 @@ import type { ToolOutcome } from "../../worker/tool-outcome.ts"
 import { isWorkerError } from "../../worker/worker-error.ts"
 import type { RunResult } from "../../worker/worker.ts"
 import { ACCESS_KEY_HEADER, INSTANCE_HEADER, REGISTRANT_TOKEN_HEADER } from "../wire.ts"
-import { ChatBody, ClearBody, RegisterBody, UnregisterBody } from "./api-schemas.ts"
+import { createPluginLlmHandler } from "../../plugin-llm/http-handler.ts"
+import type { PluginRuntime } from "../../plugin-llm/plugin-runtime.ts"
+import { ChatBody, ClearBody, CommandBody, CompleteBody, CompleteStructuredBody, RegisterBody, UnregisterBody } from "./api-schemas.ts"
 import { issuePath } from "./config.ts"
 import { isLoopbackAddress } from "./loopback.ts"
 import { openApiDocument } from "./openapi.ts"
@@ -25,6 +27,8 @@ export interface HttpAppOptions {
   readonly accessKey: string | undefined
   readonly version: string
   readonly log: (line: string) => void
+  /** The plugin-LLM lane: in-process plugins' commands, and `ctx.llm` over HTTP for remote plugins. */
+  readonly plugins: PluginRuntime
 }
 
 type Env = { Bindings: HttpBindings }
@@ -253,9 +257,42 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
     return reply(c, { status: 200, body: { ok: true, role: role.name, cleared: true } })
   })
 
+  // The plugin-LLM lane, behind the same gates as everything above (loopback socket, Host, Origin, access key,
+  // body size and depth). Remote plugins authenticate with the registrant token the host issued to their source:
+  // that source is the plugin id the trust gate, budgets and audit see.
+  const lane = createPluginLlmHandler({ runtime: options.plugins, pluginForToken: (t) => state.sourceOfToken(t) })
+  const toLane = async (c: Context<Env>, body: unknown, presented?: string): Promise<Response> => {
+    const answer = await lane.handle({
+      method: c.req.method,
+      path: new URL(c.req.url).pathname,
+      headers: presented === undefined ? {} : { [REGISTRANT_TOKEN_HEADER]: presented },
+      body,
+      signal: c.req.raw.signal
+    })
+    return reply(c, answer)
+  }
+
+  app.get("/api/commands", (c) => toLane(c, undefined))
+
+  app.post("/api/commands/:name", async (c) => {
+    const body = await readJson(c, CommandBody)
+    return body.ok ? toLane(c, body.value) : body.response
+  })
+
+  for (const [path, schema] of [["/api/llm/complete", CompleteBody], ["/api/llm/complete-structured", CompleteStructuredBody]] as const) {
+    app.post(path, async (c) => {
+      // Who is asking is settled before the body is read: a caller without a valid token learns nothing more.
+      const presented = token(c)
+      if (presented === undefined) return fail(c, 401, `present the plugin's registrant token in ${REGISTRANT_TOKEN_HEADER}`)
+      if (state.sourceOfToken(presented) === undefined) return fail(c, 401, "unknown registrant token")
+      const body = await readJson(c, schema)
+      return body.ok ? toLane(c, body.value, presented) : body.response
+    })
+  }
+
   app.get("/", (c) => {
     c.header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-    return c.html(renderStatusPage(state))
+    return c.html(renderStatusPage(state, options.plugins))
   })
 
   const document = openApiDocument(options.version)

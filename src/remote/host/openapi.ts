@@ -5,7 +5,15 @@ import {
   ChatResponse,
   ClearBody,
   ClearResponse,
+  CommandBody,
+  CommandListResponse,
+  CommandResponse,
+  CompleteBody,
+  CompleteResponse,
+  CompleteStructuredBody,
+  CompleteStructuredResponse,
   ErrorResponse,
+  LaneErrorResponse,
   HealthResponse,
   ListResponse,
   RegisterBody,
@@ -34,6 +42,22 @@ const DESCRIPTIONS: Readonly<Record<number, string>> = {
   502: "the model call failed",
   503: "the role has no model client"
 }
+
+/** The lane's refusals carry `error_type` and, for a trust refusal, the override and the config key that would allow it. */
+const laneErrors = (...statuses: ReadonlyArray<number>) =>
+  Object.fromEntries(statuses.map((status) => [String(status), { description: LANE_DESCRIPTIONS[status] ?? DESCRIPTIONS[status] ?? "error", ...json(LaneErrorResponse, "output") }]))
+
+const LANE_DESCRIPTIONS: Readonly<Record<number, string>> = {
+  401: "no registrant token, or one this host did not issue",
+  403: "loopback / access-key gate, or the trust gate refused an override (PluginLlmTrustError, before any provider call)",
+  422: "a field of the wrong type or unknown (issues), or unusable input or schema (PluginLlmInputError, PluginLlmSchemaError)",
+  429: "rate limited on every route, or the plugin's call budget is spent",
+  499: "the caller hung up; the provider call was cancelled",
+  502: "no route answered (hops lists each fallback hop)",
+  504: "the call's deadline passed (timeout_source says which applied)"
+}
+
+const requiredTokenHeader = { name: REGISTRANT_TOKEN_HEADER, in: "header", required: true, schema: { type: "string" }, description: "The registrant token issued to the plugin's source; the source is the plugin id the trust gate sees" }
 
 const tokenHeader = { name: REGISTRANT_TOKEN_HEADER, in: "header", required: false, schema: { type: "string" }, description: "Act as the source this token was issued to" }
 const roleQuery = { name: "role", in: "query", required: false, schema: { type: "string" } }
@@ -91,6 +115,39 @@ export const openApiDocument = (version: string): Record<string, unknown> => ({
         }
       },
       delete: { summary: "Forget a role's conversation", parameters: [roleQuery], responses: { "200": { description: "cleared" }, ...errors(403, 404) } }
+    },
+    "/api/llm/complete": {
+      post: {
+        summary: "ctx.llm.complete for a remote plugin",
+        description: "The host's model for a one-off job, behind the plugin's trust gate, budget and audit. No credential leaves the host.",
+        parameters: [requiredTokenHeader],
+        requestBody: { required: true, ...json(CompleteBody, "input") },
+        responses: { "200": { description: "the answer, usage and audit record", ...json(CompleteResponse, "output") }, ...laneErrors(401, 403, 413, 422, 429, 499, 502, 504) }
+      }
+    },
+    "/api/llm/complete-structured": {
+      post: {
+        summary: "ctx.llm.completeStructured for a remote plugin",
+        description: "JSON asked for with the provider's native structured output, parsed locally and always validated; a failed validation is a 200 with content_type text, the raw text and the issues.",
+        parameters: [requiredTokenHeader],
+        requestBody: { required: true, ...json(CompleteStructuredBody, "input") },
+        responses: { "200": { description: "the answer, parsed value, usage and audit record", ...json(CompleteStructuredResponse, "output") }, ...laneErrors(401, 403, 413, 422, 429, 499, 502, 504) }
+      }
+    },
+    "/api/commands": {
+      get: { summary: "The in-process plugins' commands", responses: { "200": { description: "commands by name", ...json(CommandListResponse, "output") }, ...errors(403) } }
+    },
+    "/api/commands/{name}": {
+      post: {
+        summary: "Run a plugin command (what /<name> <args> does in the chat)",
+        parameters: [{ name: "name", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9][a-z0-9_-]{0,63}$" } }],
+        requestBody: { required: true, ...json(CommandBody, "input") },
+        responses: {
+          "200": { description: "the command's output", ...json(CommandResponse, "output") },
+          "500": { description: "the command failed (one line, never a stack)", ...json(ErrorResponse, "output") },
+          ...errors(403, 404, 413, 422)
+        }
+      }
     },
     "/": { get: { summary: "Status page (HTML)", responses: { "200": { description: "HTML", content: { "text/html": { schema: { type: "string" } } } } } } },
     "/openapi.json": { get: { summary: "This document", responses: { "200": { description: "OpenAPI 3.1" } } } }

@@ -23,8 +23,24 @@ const hash = (token: string): Buffer => createHash("sha256").update(token, "utf8
 export class Ownership {
   readonly #sources = new Map<string, SourceRecord>()
   readonly #byToken = new Map<string, string>()
+  /** Sources of the host's in-process plugins: like `builtin`, never acted for over HTTP. */
+  readonly #reserved = new Set<string>()
 
   constructor(private readonly maxSources: number) {}
+
+  /** Reserves an in-process plugin's id: no HTTP request may act for it, nor change its tools. */
+  reserve(source: string): void {
+    this.#reserved.add(source)
+  }
+
+  reserved(source: string): boolean {
+    return source === BUILTIN_SOURCE || this.#reserved.has(source)
+  }
+
+  /** The source a token was issued to (undefined for a token this host never issued). */
+  sourceOfToken(token: string): string | undefined {
+    return this.#sourceOfToken(token)
+  }
 
   /** The source a token belongs to, compared in constant time over hashes. */
   #sourceOfToken(token: string): string | undefined {
@@ -51,6 +67,7 @@ export class Ownership {
     }
     const acting = named ?? fallback
     if (acting === BUILTIN_SOURCE) return { ok: false, status: 403, error: `source "${BUILTIN_SOURCE}" is reserved for the host's own tools` }
+    if (this.#reserved.has(acting)) return { ok: false, status: 403, error: `source "${acting}" is an in-process plugin of the host and cannot be acted for over HTTP` }
     if (this.#sources.get(acting)?.claimed === true) {
       return { ok: false, status: 409, error: `source "${acting}" is claimed; present its registrant token` }
     }
@@ -60,6 +77,7 @@ export class Ownership {
   /** Whether an actor may change a tool owned by `owner` (a tool without token protection is open to its own source). */
   mayChange(actor: Extract<Actor, { ok: true }>, owner: string, requireSameSource: boolean): { readonly ok: true } | { readonly ok: false; readonly status: 409; readonly error: string } {
     if (owner === BUILTIN_SOURCE) return { ok: false, status: 409, error: `tool belongs to source "${BUILTIN_SOURCE}" and cannot be changed over HTTP` }
+    if (this.#reserved.has(owner)) return { ok: false, status: 409, error: `tool belongs to the in-process plugin "${owner}" and cannot be changed over HTTP` }
     if (owner === actor.source) return { ok: true }
     if (!requireSameSource && !actor.token && this.#sources.get(owner)?.claimed !== true) return { ok: true }
     return { ok: false, status: 409, error: `belongs to source "${owner}"; present its registrant token` }

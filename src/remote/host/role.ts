@@ -8,9 +8,18 @@ import type { RemoteRegistration } from "./remote-tool.ts"
 import type { RoleClient } from "./role-client.ts"
 import { BUILTIN_SOURCE } from "../wire.ts"
 
-/** A tool the host holds for a role: registered over HTTP, or one of the host's own (`builtin`). */
+/** A tool the host holds for a role: registered over HTTP, one of the host's own (`builtin`), or an in-process plugin's. */
 export type HostedTool =
   | { readonly kind: "remote"; readonly registration: RemoteRegistration; readonly definition: ToolDefinition }
+  | {
+      readonly kind: "plugin"
+      /** The plugin id (its manifest name). */
+      readonly source: string
+      readonly name: string
+      readonly description: string
+      readonly parameters: JsonSchema
+      readonly definition: ToolDefinition
+    }
   | {
       readonly kind: "builtin"
       readonly name: string
@@ -19,7 +28,7 @@ export type HostedTool =
       readonly definition: ToolDefinition
     }
 
-export const sourceOf = (tool: HostedTool): string => (tool.kind === "remote" ? tool.registration.source : BUILTIN_SOURCE)
+export const sourceOf = (tool: HostedTool): string => (tool.kind === "remote" ? tool.registration.source : tool.kind === "plugin" ? tool.source : BUILTIN_SOURCE)
 
 /** What happened to a change in one role. */
 export type ApplyOutcome = { readonly state: "applied" } | { readonly state: "pending" } | { readonly state: "failed"; readonly error: string }

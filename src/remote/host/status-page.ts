@@ -1,3 +1,4 @@
+import type { PluginRuntime } from "../../plugin-llm/plugin-runtime.ts"
 import type { ToolHostState } from "./tool-host-state.ts"
 
 /** Every character that could end a text node or an attribute value is escaped; plugin-supplied text is untrusted. */
@@ -14,7 +15,27 @@ const clip = (text: string, max = 200): string => (text.length > max ? `${text.s
  * to the OpenAPI document. Server-rendered, no script; everything a plugin or a model wrote is escaped, and the
  * page is sent with a CSP that allows no script at all.
  */
-export const renderStatusPage = (state: ToolHostState): string => {
+/** The in-process plugins (version, tools, commands, `ctx.llm` calls so far) and every command of the host. */
+const pluginsSection = (runtime: PluginRuntime | undefined): string => {
+  if (runtime === undefined || runtime.plugins.length === 0) return `<h2>Plugins</h2>\n<p id="plugins">none loaded</p>`
+  const commands = runtime.commands.list()
+  const rows = runtime.plugins
+    .map((plugin) => {
+      const usage = runtime.llm.usage(plugin.id)
+      const own = commands.filter((c) => c.pluginId === plugin.id).map((c) => `/${c.name}`)
+      return `<tr data-plugin="${escapeHtml(plugin.id)}">${cell(plugin.id)}${cell(plugin.version ?? "—")}${cell(clip(plugin.description ?? ""))}${cell(own.join(" ") || "—")}${cell(usage.calls)}${cell(usage.inFlight)}</tr>`
+    })
+    .join("\n")
+  return `<h2>Plugins</h2>
+<table id="plugins">
+<thead><tr><th>Plugin</th><th>Version</th><th>Description</th><th>Commands</th><th>LLM calls</th><th>In flight</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>`
+}
+
+export const renderStatusPage = (state: ToolHostState, plugins?: PluginRuntime): string => {
   const roles = [...state.roles.values()]
     .map((role) => {
       const model = role.client.ok ? `${role.client.client.provider} · ${role.client.client.model}` : `no model: ${role.client.problem}`
@@ -64,6 +85,7 @@ code { background: #f3f3f3; padding: 0 0.25rem; }
 <h1>llm-worker tool host</h1>
 <p>Instance <code id="instance">${escapeHtml(state.instanceId)}</code> · <a href="/openapi.json">OpenAPI document</a></p>
 ${roles}
+${pluginsSection(plugins)}
 <h2>Evictions</h2>
 <div id="evictions">${evictions}</div>
 </body>

@@ -111,6 +111,44 @@ export class ToolHostState {
     this.defaultRole = config.defaultRole
   }
 
+  /** The ownership of sources, for the plugin-LLM lane: a registrant token stands for its source (the plugin id). */
+  sourceOfToken(token: string): string | undefined {
+    return this.#ownership.sourceOfToken(token)
+  }
+
+  /**
+   * Reserves an in-process plugin's id as a source of the host's: no request acts for it, so nobody can register
+   * under it and be issued a registrant token that would carry the plugin's LLM grants.
+   */
+  reservePlugin(pluginId: string): void {
+    this.#ownership.reserve(pluginId)
+  }
+
+  /**
+   * Adds an in-process plugin's tool to every role under the plugin's id as source (at startup, before the host
+   * listens). Throws when a role cannot take it: a name another source holds, a provider spelling clash, the size
+   * limit — a startup error, never a silently missing tool.
+   */
+  addPluginTool(pluginId: string, definition: ToolDefinition): void {
+    this.reservePlugin(pluginId)
+    const [meta] = definition()
+    const name = meta.name
+    const hosted: HostedTool = { kind: "plugin", source: pluginId, name, description: meta.descriptionText, parameters: meta.schema, definition }
+    for (const role of this.roles.values()) {
+      const existing = role.desired.get(name)
+      if (existing !== undefined) throw new Error(`plugin "${pluginId}": tool "${name}" is already held by source "${sourceOf(existing)}"`)
+      const problem = this.#roleProblem(role, name)
+      if (problem !== undefined) throw new Error(`plugin "${pluginId}": ${problem}`)
+      role.desired.set(name, hosted)
+      const applied = role.sync(true)
+      if (applied.state === "failed") {
+        role.desired.delete(name)
+        role.sync(true)
+        throw new Error(`plugin "${pluginId}": tool "${name}" for role "${role.name}": ${applied.error}`)
+      }
+    }
+  }
+
   /** The roles a request targets: all of them for null / absent / "", else the named one (undefined: unknown). */
   targets(role: string | null | undefined): ReadonlyArray<Role> | undefined {
     if (role === null || role === undefined || role === "") return [...this.roles.values()]
@@ -343,6 +381,9 @@ export class ToolHostState {
       const state = role.inEffect(name) ? "active" : "pending"
       if (tool.kind === "builtin") {
         return { name, description: tool.description, parameters: tool.parameters, source: BUILTIN_SOURCE, timeout_seconds: null, callback_host: null, state }
+      }
+      if (tool.kind === "plugin") {
+        return { name, description: tool.description, parameters: tool.parameters, source: tool.source, owner: "plugin", timeout_seconds: null, callback_host: null, state }
       }
       const r = tool.registration
       return {

@@ -1,14 +1,19 @@
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
+import { dirname, resolve } from "node:path"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createAdaptorServer } from "@hono/node-server"
 import type { LlmClient } from "../../llm/client.ts"
+import type { LlmClientOptions } from "../../llm/llm-client.ts"
+import type { AuditSink } from "../../plugin-llm/audit.ts"
+import { PluginLlmConfigError } from "../../plugin-llm/errors.ts"
+import { createPluginRuntime, type LoadedPlugin, type PluginRuntime } from "../../plugin-llm/plugin-runtime.ts"
 import type { ToolDefinition } from "../../tool/tool.ts"
 import { DEFAULT_HOST_PORT } from "../wire.ts"
 import { type HostConfig, type HostConfigInput, HostConfigError, type RoleConfig, decodeHostConfig, loadHostConfig } from "./config.ts"
 import { createHttpApp } from "./http-app.ts"
-import { roleClient } from "./role-client.ts"
+import { roleClient, roleClientOptions } from "./role-client.ts"
 import { type BuiltinTool, ToolHostState } from "./tool-host-state.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -31,8 +36,12 @@ export interface ToolHostOptions {
   readonly clientFor?: (role: string, config: RoleConfig) => LlmClient
   /** The host's own tools, in every role under the reserved `builtin` source (never changeable over HTTP). */
   readonly builtinTools?: ReadonlyArray<ToolDefinition>
-  /** Where operational lines go (evictions, unexpected errors); stderr by default. */
+  /** Where operational lines go (evictions, unexpected errors, plugin-LLM audit lines); stderr by default. */
   readonly log?: (line: string) => void
+  /** Where `plugins.entries.<id>.module` paths are resolved: the config file's folder, else the working directory. */
+  readonly pluginBaseDir?: string
+  /** The plugin-LLM audit sink (default: one `llm-worker plugin-llm audit {…}` line per call through `log`). */
+  readonly pluginAudit?: AuditSink
 }
 
 /** A running tool host (from `startToolHost`): where it listens, its roles, and `close()`. */
@@ -49,6 +58,8 @@ export interface ToolHost {
   readonly defaultRole: string
   /** The decoded config, with the plugin-LLM sections (`plugins`, `auxiliary`, `llm`) as they were written. */
   readonly config: HostConfig
+  /** The in-process plugins loaded from `plugins.entries.<id>.module`, in config order. */
+  readonly plugins: ReadonlyArray<LoadedPlugin>
   /** The line `llm-worker serve` prints when ready. */
   readonly readyLine: string
   /** Stops accepting requests, cancels running turns and closes every connection. */
@@ -81,6 +92,51 @@ const portFrom = (options: ToolHostOptions, config: HostConfig, env: Env): numbe
 const builtinOf = (definition: ToolDefinition): BuiltinTool => {
   const [meta] = definition()
   return { name: meta.name, description: meta.descriptionText, parameters: meta.schema, definition }
+}
+
+/**
+ * A role without a usable provider still gets a lane: its calls fail as provider-unavailable (a `config` hop),
+ * which is what its chat answers too (503), instead of the whole host refusing to start.
+ */
+const laneOptions = (config: HostConfig, role: string, env: Env): LlmClientOptions => {
+  const roleConfig = config.roles[role] as RoleConfig
+  const found = roleClientOptions(roleConfig, env)
+  return found.ok ? found.options : { provider: roleConfig.provider ?? "unconfigured", model: roleConfig.model ?? "unconfigured", env }
+}
+
+/**
+ * The plugin-LLM layer of the host: the operator's `plugins` / `auxiliary` / `llm` sections decoded, the roles as
+ * agents (the default role is the active one), and every enabled in-process plugin imported and registered, its
+ * tools added to every role under its id. Any problem is a `HostConfigError`: the host does not start half-configured.
+ */
+const startPlugins = async (config: HostConfig, env: Env, state: ToolHostState, baseDir: string, source: string, audit: AuditSink): Promise<PluginRuntime> => {
+  const agents = Object.fromEntries(Object.keys(config.roles).filter((name) => name !== config.defaultRole).map((name) => [name, laneOptions(config, name, env)]))
+  let runtime: PluginRuntime
+  try {
+    runtime = createPluginRuntime({
+      active: laneOptions(config, config.defaultRole, env),
+      activeAgent: config.defaultRole,
+      agents,
+      config: { plugins: config.plugins, auxiliary: config.auxiliary, llm: config.llm },
+      baseDir,
+      env,
+      audit,
+      registerTool: (pluginId, definition) => state.addPluginTool(pluginId, definition)
+    })
+  } catch (thrown) {
+    if (thrown instanceof PluginLlmConfigError) throw new HostConfigError(source, thrown.issues)
+    throw thrown
+  }
+  // Every module entry's id is the host's before any plugin loads (a later one's id cannot be taken meanwhile).
+  for (const [id, entry] of Object.entries(runtime.llm.config.plugins)) if (entry.module !== undefined) state.reservePlugin(id)
+  try {
+    await runtime.loadFromConfig()
+  } catch (thrown) {
+    const message = thrown instanceof Error ? (thrown.message.split("\n")[0] ?? "") : String(thrown)
+    const field = (thrown as { field?: unknown } | null)?.field
+    throw new HostConfigError(source, [{ path: typeof field === "string" && field.startsWith("plugins") ? field : "plugins", message: message.slice(0, 500) }])
+  }
+  return runtime
 }
 
 /**
@@ -128,8 +184,11 @@ export const startToolHost = async (options: ToolHostOptions = {}): Promise<Tool
     }
   }
   const state = new ToolHostState(config, clientFor, instanceId, log, (options.builtinTools ?? []).map(builtinOf))
+  const source = options.configPath ?? "config"
+  const baseDir = options.pluginBaseDir ?? (options.configPath === undefined ? process.cwd() : dirname(resolve(options.configPath)))
+  const runtime = await startPlugins(config, env, state, baseDir, source, options.pluginAudit ?? ((record) => log(`llm-worker plugin-llm audit ${JSON.stringify(record)}`)))
   const host = options.host ?? config.server.host
-  const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, accessKey, version: packageVersion(), log }, host)
+  const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, accessKey, version: packageVersion(), log, plugins: runtime }, host)
   const server = createAdaptorServer({ fetch: app.fetch }) as Server
   // Slow or idle clients cannot hold sockets forever: the whole request (headers and body) must arrive within
   // 30 s; the answer may take as long as the turn does.
@@ -155,6 +214,7 @@ export const startToolHost = async (options: ToolHostOptions = {}): Promise<Tool
     roles: [...state.roles.keys()],
     defaultRole: state.defaultRole,
     config,
+    plugins: runtime.plugins,
     readyLine: `llm-worker host listening on ${url} (instance ${instanceId})`,
     close() {
       closing ??= new Promise<void>((resolve) => {
