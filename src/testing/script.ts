@@ -76,6 +76,7 @@ export interface ScriptedHttpError {
   readonly body?: string
 }
 
+/** One request's answer in a script: a reply built with `reply()`, or an HTTP error from `replyError()`. */
 export type ScriptStep = ScriptedResponse | ScriptedHttpError
 
 export const isScriptStep = (value: { readonly kind: string }): value is ScriptStep =>
@@ -178,6 +179,10 @@ export class ReplyBuilder implements ScriptedResponse {
     return this.with({ parts: [...this.parts, { type: "stall", ms }] })
   }
 
+  /**
+   * The reply's token counts, in the neutral usage model: cache reads and writes are part of `inputTokens`,
+   * reasoning is part of `outputTokens`; each format's writer spells them the way its provider does.
+   */
   usage(usage: ScriptUsage): ReplyBuilder {
     for (const name of ["inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens"] as const) checkCount(name, usage[name])
     if ((usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) > usage.inputTokens) {
@@ -187,10 +192,12 @@ export class ReplyBuilder implements ScriptedResponse {
     return this.with({ tokenUsage: Object.freeze({ ...usage }) })
   }
 
+  /** The reply's stop reason (default: `tool_use` when it calls tools, else `end_turn`), in the format's spelling. */
   stop(reason: StopReason): ReplyBuilder {
     return this.with({ stopReason: reason })
   }
 
+  /** The model name the provider echoes back in the reply (default `scripted-model`). */
   model(name: string): ReplyBuilder {
     return this.with({ responseModel: name })
   }

@@ -19,6 +19,7 @@ const SCHEMES: Readonly<Record<SchemeName, Scheme>> = {
   gemini: geminiScheme
 }
 
+/** Options of `scriptedClient`: the script it plays and the wire format it plays it in. */
 export interface ScriptedClientOptions {
   /** One step per request, in order; the last repeats (like the replay provider's script). */
   readonly script: ReadonlyArray<ScriptStep>
