@@ -34,7 +34,8 @@ export const runLoad = async (call: () => Promise<boolean>, concurrency: number,
 
 /** Starts the benchmark plugin as its own process and waits for it to register with `hostUrl`. */
 export const startPluginChild = async (hostUrl: string): Promise<{ child: ChildProcess; origin: string; rssBytes: () => number; stop: () => Promise<void> }> => {
-  const script = fileURLToPath(new URL("./remote-plugin-child.ts", import.meta.url))
+  // The sibling of this file: compiled (dist-bench/) when the benchmarks run built, the source under a loader.
+  const script = fileURLToPath(new URL(`./remote-plugin-child${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url))
   const child = spawn(process.execPath, [...process.execArgv.filter((a) => a !== "--expose-gc"), script, hostUrl], { stdio: ["ignore", "pipe", "inherit"] })
   const origin = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the plugin child exited (${String(code)}) before it was ready`)))
