@@ -5,7 +5,7 @@ import { signCallback } from "#internal/remote/signing"
 import { INSTANCE_HEADER, REGISTRANT_TOKEN_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "#internal/remote/wire"
 
 /**
- * A stand-in for the tool host's wire behaviour as REMOTE-CONTRACT.md fixes it — instance id on every answer,
+ * A stand-in for the tool host's wire behaviour as docs/guides/remote-tools.md fixes it — instance id on every answer,
  * register / unregister / clear / health, a secret per registration, a registrant token per source — and
  * nothing else, for unit tests of the plugin client before the real host is merged. Tests inject failures with
  * `intercept` and simulate a restart with `restart()` (new instance id, empty registry, same port).

@@ -81,7 +81,7 @@ export interface HostChild extends Child {
   readonly instanceId: string
 }
 
-/** The ready line REMOTE-CONTRACT.md fixes: `llm-worker host listening on http://127.0.0.1:<port> (instance <id>)`. */
+/** The ready line docs/guides/remote-tools.md fixes: `llm-worker host listening on http://127.0.0.1:<port> (instance <id>)`. */
 const READY = /^llm-worker host listening on (http:\/\/127\.0\.0\.1:(\d+)) \(instance ([^)]+)\)$/
 
 /**
