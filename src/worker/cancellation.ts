@@ -1,4 +1,4 @@
-import { whenAborted } from "../tool-server/abort-watch.ts"
+import { whenAborted } from "../tool/abort-watch.ts"
 import { cancelledBy, cancelledFor } from "./worker-error.ts"
 
 /**
