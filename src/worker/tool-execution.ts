@@ -1,12 +1,9 @@
 import type { FunctionCallItem, Item } from "../llm/item.ts"
-import { restoreStrictArguments, usesOpenAiStrictMode } from "../schema/provider-tools.ts"
-import type { JsonSchema } from "../schema/json-schema.ts"
-import { jsonTextDepth, tooDeepMessage } from "../schema/json-depth.ts"
 import { listBounded, quote } from "../schema/quote.ts"
 import { describeThrown } from "../tool/tool-constructors.ts"
 import { limitOutput } from "../tool/output-limit.ts"
-import type { ParsedArguments, Tool } from "../tool/tool.ts"
-import { type CallArguments, type CallToolOptions, type ToolEntry, callToolParsed, entryOf } from "../tool-server/tool-server.ts"
+import type { Tool } from "../tool/tool.ts"
+import { type CallToolOptions, type ToolEntry, callToolParsed, entryOf } from "../tool-server/tool-server.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
 import type { ToolCall, ToolResult } from "./hooks.ts"
 import {
@@ -21,6 +18,7 @@ import { toWorkerError } from "./to-worker-error.ts"
 import { describeSafely } from "./describe-safely.ts"
 import { mapLimited } from "./limited-parallel.ts"
 import { runToolPostHooks, runToolPreHooks } from "./tool-hooks.ts"
+import { type PreparedArguments, prepareArguments } from "./prepared-arguments.ts"
 
 /** A PreToolCall decision that outlives a pause: `resume()` honours it instead of asking the hooks again. */
 export type PendingDecision =
@@ -39,14 +37,6 @@ export type BatchEnd =
 
 type Resolved = { readonly call: FunctionCallItem; readonly meta: ToolMeta; readonly tool: Tool }
 
-/**
- * A call's argument text, checked and parsed once: the value goes to the tool (and the tool's decoder) as it is.
- * `text` is what the hooks and the history see; `args.text` is absent when the value no longer spells it (OpenAI
- * strict nulls removed), and a tool that only takes text then gets the value printed.
- */
-type PreparedArguments =
-  | { readonly ok: true; readonly text: string; readonly args: CallArguments & object }
-  | { readonly ok: false; readonly text: string; readonly problem: string }
 
 /** A call to run, at its position in the batch. `observe` receives a typed tool's return value for typed PostToolCall hooks. */
 type Job = Resolved & { readonly at: number; readonly args: PreparedArguments; readonly observe?: (value: unknown) => void }
@@ -358,34 +348,6 @@ const synthetic = (call: FunctionCallItem, decision: PendingDecision | undefined
 }
 
 /** Checks the argument text is a JSON object before the tool sees it; the model gets the precise problem. */
-const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: string): PreparedArguments => {
-  // Before anything recursive (the parser, strict-mode restore, re-serialisation, the tool's own decoder): the
-  // model controls the nesting, and a few KiB of brackets overflow the stack of any recursive walker.
-  const maxDepth = core.settings.maxArgumentDepth
-  if (jsonTextDepth(text, maxDepth) > maxDepth) return { ok: false, text, problem: tooDeepMessage("arguments", maxDepth) }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (thrown) {
-    return { ok: false, text, problem: `the arguments are not valid JSON (${describeSafely(thrown)})` }
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    const kind = parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`
-    return { ok: false, text, problem: `the arguments must be a JSON object, got ${kind}` }
-  }
-  // OpenAI strict mode makes every property required and sends null for the optional ones: undo that, for the
-  // tools that were sent strict (a non-strict tool's schema forbids that null, and the decoder must say so).
-  if (core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(schema)) {
-    let restored: ParsedArguments
-    try {
-      restored = restoreStrictArguments(schema, parsed, { maxDepth }) as ParsedArguments
-    } catch (thrown) {
-      return { ok: false, text, problem: describeSafely(thrown) }
-    }
-    return { ok: true, text, args: { value: restored, text: restored === parsed ? text : undefined } }
-  }
-  return { ok: true, text, args: { value: parsed as ParsedArguments, text } }
-}
 
 const runOne = (core: WorkerCore, job: Job, signal: AbortSignal): Promise<ToolOutcome> => {
   const { call, meta } = job

@@ -1,8 +1,6 @@
 import type { Effect } from "effect"
 import type { ArgumentCodec, DecodeResult } from "../schema/argument-codec.ts"
 import { formatIssues } from "../schema/codec.ts"
-import { jsonTextDepth } from "../schema/json-depth.ts"
-import { restoreStrictArguments, usesOpenAiStrictMode } from "../schema/provider-tools.ts"
 import { quote } from "../schema/quote.ts"
 import { type TypedToolDefinition, definitionOf } from "../tool/define-tool.ts"
 import type { Tool, ToolDefinition } from "../tool/tool.ts"
@@ -10,6 +8,7 @@ import type { ToolMeta } from "../tool/tool-meta.ts"
 import { describeSafely } from "./describe-safely.ts"
 import { invokeHook } from "./hook-runner.ts"
 import { ownResult } from "./hook-results.ts"
+import { prepareArguments } from "./prepared-arguments.ts"
 import type { Abort, Continue, Deny, HookFn, Pause, PreToolCallResult, Skip } from "./hooks.ts"
 import { HookFailed } from "./worker-error.ts"
 import type { WorkerCore } from "./worker-core.ts"
@@ -169,18 +168,10 @@ const decodeArguments = async (
   codec: ArgumentCodec<unknown>,
   text: string
 ): Promise<{ readonly value: unknown } | undefined> => {
-  const maxDepth = core.settings.maxArgumentDepth
-  if (jsonTextDepth(text, maxDepth) > maxDepth) return undefined
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined
-  // As the call itself will be checked: OpenAI strict mode's nulls for absent optionals are undone first.
-  if (core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(meta.schema)) parsed = restoreStrictArguments(meta.schema, parsed)
-  const result: DecodeResult<unknown> = await codec.decode(parsed)
+  // Checked and restored exactly as the call itself is; a call whose text does not decode reaches no typed hook.
+  const prepared = prepareArguments(core, meta.schema, text)
+  if (!prepared.ok) return undefined
+  const result: DecodeResult<unknown> = await codec.decode(prepared.args.value)
   return result.ok ? { value: result.value } : undefined
 }
 

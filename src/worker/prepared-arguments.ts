@@ -1,0 +1,46 @@
+import type { JsonSchema } from "../schema/json-schema.ts"
+import { jsonTextDepth, tooDeepMessage } from "../schema/json-depth.ts"
+import { restoreStrictArguments, usesOpenAiStrictMode } from "../schema/provider-tools.ts"
+import type { ParsedArguments } from "../tool/tool.ts"
+import type { CallArguments } from "../tool-server/tool-server.ts"
+import { describeSafely } from "./describe-safely.ts"
+import type { WorkerCore } from "./worker-core.ts"
+
+/**
+ * A call's argument text, checked and parsed once: the value goes to the tool (and the tool's decoder) as it is.
+ * `text` is what the hooks and the history see; `args.text` is absent when the value no longer spells it (OpenAI
+ * strict nulls removed), and a tool that only takes text then gets the value printed.
+ */
+export type PreparedArguments =
+  | { readonly ok: true; readonly text: string; readonly args: CallArguments & object }
+  | { readonly ok: false; readonly text: string; readonly problem: string }
+
+/** Checks and parses one call's argument text the way every path of the Worker must: depth first, then JSON, then OpenAI strict restore. */
+export const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: string): PreparedArguments => {
+  // Before anything recursive (the parser, strict-mode restore, re-serialisation, the tool's own decoder): the
+  // model controls the nesting, and a few KiB of brackets overflow the stack of any recursive walker.
+  const maxDepth = core.settings.maxArgumentDepth
+  if (jsonTextDepth(text, maxDepth) > maxDepth) return { ok: false, text, problem: tooDeepMessage("arguments", maxDepth) }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (thrown) {
+    return { ok: false, text, problem: `the arguments are not valid JSON (${describeSafely(thrown)})` }
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    const kind = parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`
+    return { ok: false, text, problem: `the arguments must be a JSON object, got ${kind}` }
+  }
+  // OpenAI strict mode makes every property required and sends null for the optional ones: undo that, for the
+  // tools that were sent strict (a non-strict tool's schema forbids that null, and the decoder must say so).
+  if (core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(schema)) {
+    let restored: ParsedArguments
+    try {
+      restored = restoreStrictArguments(schema, parsed, { maxDepth }) as ParsedArguments
+    } catch (thrown) {
+      return { ok: false, text, problem: describeSafely(thrown) }
+    }
+    return { ok: true, text, args: { value: restored, text: restored === parsed ? text : undefined } }
+  }
+  return { ok: true, text, args: { value: parsed as ParsedArguments, text } }
+}
