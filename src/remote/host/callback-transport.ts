@@ -1,9 +1,10 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http"
+import { Agent as HttpAgent, request as httpRequest } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
 import type { LookupFunction } from "node:net"
 import { quote } from "../../schema/quote.ts"
 import { whenAborted } from "../../tool/abort-watch.ts"
+import { readCappedBody } from "../capped-body.ts"
 import { isLoopbackAddress } from "./loopback.ts"
 
 /**
@@ -63,36 +64,6 @@ const codeOf = (error: unknown): string => {
   return typeof code === "string" ? code : ""
 }
 
-const readCapped = (response: IncomingMessage, maxBytes: number): Promise<{ readonly body: string } | { readonly tooLarge: true }> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    let settled = false
-    response.on("data", (chunk: Buffer) => {
-      if (settled) return
-      size += chunk.length
-      if (size > maxBytes) {
-        settled = true
-        resolve({ tooLarge: true })
-        response.destroy()
-        return
-      }
-      chunks.push(chunk)
-    })
-    response.on("end", () => {
-      if (settled) return
-      settled = true
-      resolve({ body: Buffer.concat(chunks).toString("utf8") })
-    })
-    const broken = (error?: unknown): void => {
-      if (settled) return
-      settled = true
-      reject(error ?? Object.assign(new Error("the connection closed before the response ended"), { code: "ECONNRESET" }))
-    }
-    response.on("error", broken)
-    response.on("close", () => broken())
-  })
-
 const attempt = (call: CallbackRequest, deadline: AbortSignal, retryable: { value: boolean }): Promise<CallbackResponse> =>
   new Promise((resolve) => {
     const https = call.url.protocol === "https:"
@@ -108,8 +79,13 @@ const attempt = (call: CallbackRequest, deadline: AbortSignal, retryable: { valu
       retryable.value = false
       const status = response.statusCode ?? 0
       const location = typeof response.headers.location === "string" ? response.headers.location : undefined
-      readCapped(response, call.maxResponseBytes).then(
-        (read) => resolve("tooLarge" in read ? { kind: "too_large", status, limit: call.maxResponseBytes } : { kind: "response", status, location, body: read.body }),
+      readCappedBody(response, call.maxResponseBytes).then(
+        (body) => {
+          if (body !== undefined) return resolve({ kind: "response", status, location, body: body.toString("utf8") })
+          // The rest is not worth reading: the connection goes, and the call is an error result saying why.
+          response.destroy()
+          resolve({ kind: "too_large", status, limit: call.maxResponseBytes })
+        },
         (error: unknown) => resolve(failure(error))
       )
     })

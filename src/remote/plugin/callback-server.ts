@@ -4,6 +4,7 @@ import { formatIssues } from "../../schema/codec.ts"
 import type { DecodeResult } from "../../schema/argument-codec.ts"
 import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
 import { describeThrown } from "../../tool/describe-thrown.ts"
+import { readCappedBody } from "../capped-body.ts"
 import { INSTANCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../wire.ts"
 import { failureBody, runToBody, serializeBody, type CallbackBody } from "./callback-result.ts"
 import type { RemoteCallContext, RemoteTool } from "./remote-tool.ts"
@@ -138,24 +139,14 @@ export class CallbackServer {
     if (declared > this.options.maxBodyBytes) {
       return this.reject(req, res, name, 413, `callback body of ${declared} bytes exceeds the plugin's limit of ${this.options.maxBodyBytes}`)
     }
-    const chunks: Array<Buffer> = []
-    let bytes = 0
-    let over = false
-    req.on("data", (chunk: Buffer) => {
-      if (over) return
-      bytes += chunk.length
-      if (bytes > this.options.maxBodyBytes) {
-        over = true
-        chunks.length = 0
-        this.reject(req, res, name, 413, `callback body exceeds the plugin's limit of ${this.options.maxBodyBytes} bytes`)
-        return
-      }
-      chunks.push(chunk)
-    })
-    req.on("end", () => {
-      if (!over) this.callback(req, res, served, chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks))
-    })
-    req.on("error", () => undefined)
+    readCappedBody(req, this.options.maxBodyBytes).then(
+      (body) => {
+        if (body === undefined) this.reject(req, res, name, 413, `callback body exceeds the plugin's limit of ${this.options.maxBodyBytes} bytes`)
+        else this.callback(req, res, served, body)
+      },
+      // A request that broke off has no one left to answer.
+      () => undefined
+    )
   }
 
   private reject(req: IncomingMessage, res: ServerResponse, tool: string | undefined, status: number, reason: string): void {
