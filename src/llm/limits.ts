@@ -1,5 +1,6 @@
 import type { BlockMeta, Event } from "./event.ts"
 import { LlmLimitExceeded } from "./llm-error.ts"
+import { utf8Length } from "../tool/output-limit.ts"
 
 /**
  * Size bounds on one streamed response. A provider (or whatever answers at its URL) controls everything it
@@ -64,23 +65,6 @@ export const limitExceeded = (limit: ResponseLimitName, max: number, seen: numbe
     message: `The response exceeded ${limit} = ${max}: ${seen} ${UNIT[limit]} of ${WHAT[limit]}${detail} (raise limits.${limit} if this is expected)`
   })
 
-/**
- * UTF-8 length of a string without encoding it (no `Buffer` outside Node, and no allocation per delta). A lone
- * surrogate counts 3 bytes, as the U+FFFD that encoding would put in its place.
- */
-export const utf8Bytes = (text: string): number => {
-  let bytes = text.length
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code < 0x80) continue
-    if (code < 0x800) bytes += 1
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 2 // a surrogate pair: 2 UTF-16 units, 4 bytes
-      i++
-    } else bytes += 2
-  }
-  return bytes
-}
 
 /**
  * Counts what one response has streamed so far and throws `LlmLimitExceeded` on the event that would pass a
@@ -118,19 +102,19 @@ export class ResponseMeter {
       case "block_delta": {
         const delta = event.delta
         if (delta.kind === "text") {
-          const bytes = utf8Bytes(delta.text)
+          const bytes = utf8Length(delta.text)
           this.blockBytes.set(event.index, (this.blockBytes.get(event.index) ?? 0) + bytes)
           this.textBytes += bytes
           if (this.textBytes > this.limits.maxTextBytes) throw limitExceeded("maxTextBytes", this.limits.maxTextBytes, this.textBytes)
         } else if (delta.kind === "thinking") {
-          const bytes = utf8Bytes(delta.text)
+          const bytes = utf8Length(delta.text)
           this.blockBytes.set(event.index, (this.blockBytes.get(event.index) ?? 0) + bytes)
           this.reasoningBytes += bytes
           if (this.reasoningBytes > this.limits.maxReasoningBytes) {
             throw limitExceeded("maxReasoningBytes", this.limits.maxReasoningBytes, this.reasoningBytes)
           }
         } else {
-          const bytes = (this.argumentBytes.get(event.index) ?? 0) + utf8Bytes(delta.json)
+          const bytes = (this.argumentBytes.get(event.index) ?? 0) + utf8Length(delta.json)
           this.argumentBytes.set(event.index, bytes)
           if (bytes > this.limits.maxArgumentBytes) {
             throw limitExceeded("maxArgumentBytes", this.limits.maxArgumentBytes, bytes, ` in block ${event.index}`)
@@ -144,7 +128,7 @@ export class ResponseMeter {
   }
 
   private checkFinal(index: number, final: string): void {
-    const bytes = utf8Bytes(final)
+    const bytes = utf8Length(final)
     switch (this.kinds.get(index)) {
       case "text":
         this.textBytes += bytes - (this.blockBytes.get(index) ?? 0)
@@ -173,7 +157,7 @@ export class ResponseMeter {
   }
 
   private countProvider(json: string): void {
-    this.providerBytes += utf8Bytes(json)
+    this.providerBytes += utf8Length(json)
     if (this.providerBytes > this.limits.maxProviderBytes) {
       throw limitExceeded("maxProviderBytes", this.limits.maxProviderBytes, this.providerBytes)
     }

@@ -1,14 +1,14 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { utf8Bytes } from "../../src/llm/limits.ts"
+import { utf8Length } from "../../src/tool/output-limit.ts"
 import { randomUuid } from "../../src/llm/random-uuid.ts"
 import { commonPrefixLength } from "../../src/worker/cache-lock.ts"
 
 /** The portable replacements for `Buffer.byteLength`, `Buffer.compare` and `node:crypto`'s `randomUUID` agree with Node's. */
 describe("portable byte helpers of the main entry", () => {
-  it("utf8Bytes equals Buffer.byteLength for any string, lone surrogates included", () => {
-    fc.assert(fc.property(fc.string({ unit: "binary" }), (text) => utf8Bytes(text) === Buffer.byteLength(text, "utf8")), { numRuns: 2000 })
-    fc.assert(fc.property(fc.string({ unit: fc.integer({ min: 0xd7f0, max: 0xe010 }).map((c) => String.fromCharCode(c)) }), (text) => utf8Bytes(text) === Buffer.byteLength(text, "utf8")))
+  it("utf8Length equals Buffer.byteLength for any string, lone surrogates included", () => {
+    fc.assert(fc.property(fc.string({ unit: "binary" }), (text) => utf8Length(text) === Buffer.byteLength(text, "utf8")), { numRuns: 2000 })
+    fc.assert(fc.property(fc.string({ unit: fc.integer({ min: 0xd7f0, max: 0xe010 }).map((c) => String.fromCharCode(c)) }), (text) => utf8Length(text) === Buffer.byteLength(text, "utf8")))
   })
 
   it("commonPrefixLength finds the first differing byte, at any alignment", () => {

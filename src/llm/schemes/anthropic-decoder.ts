@@ -1,7 +1,8 @@
 import type { Event, StopReason, Usage } from "../event.ts"
 import type { ReasoningData } from "../item.ts"
 import { parsedJsonText } from "../json-text.ts"
-import { defaultResponseLimits, limitExceeded, utf8Bytes } from "../limits.ts"
+import { defaultResponseLimits, limitExceeded } from "../limits.ts"
+import { utf8Length } from "../../tool/output-limit.ts"
 import { LlmProtocolError } from "../llm-error.ts"
 import { MAX_PROVIDER_JSON_DEPTH, providerItem, providerJsonText } from "../provider-item.ts"
 import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
@@ -142,7 +143,7 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
 
   /** Signatures are reasoning the provider needs back; they accumulate here, not as events, so they are bounded here. */
   const countSignature = (piece: string): void => {
-    signatureBytes += utf8Bytes(piece)
+    signatureBytes += utf8Length(piece)
     if (signatureBytes > maxReasoningBytes) throw limitExceeded("maxReasoningBytes", maxReasoningBytes, signatureBytes, " (signatures)")
   }
 
@@ -209,7 +210,7 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
 
   /** Streamed input of an unmodelled block, bounded like every other piece the decoder holds. */
   const keepInput = (block: KeptBlock, piece: string): void => {
-    providerBytes += utf8Bytes(piece)
+    providerBytes += utf8Length(piece)
     if (providerBytes > maxProviderBytes) throw limitExceeded("maxProviderBytes", maxProviderBytes, providerBytes, " (server tool input)")
     block.input.push(piece)
   }

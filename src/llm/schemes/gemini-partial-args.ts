@@ -1,6 +1,7 @@
 import { clip, quote } from "../../schema/quote.ts"
 import { parsedJsonText } from "../json-text.ts"
-import { limitExceeded, utf8Bytes } from "../limits.ts"
+import { limitExceeded } from "../limits.ts"
+import { utf8Length } from "../../tool/output-limit.ts"
 import { LlmProtocolError } from "../llm-error.ts"
 
 /**
@@ -111,7 +112,7 @@ export class GeminiPartialArgs {
   }
 
   private count(text: string): void {
-    this.held += utf8Bytes(text)
+    this.held += utf8Length(text)
     if (this.held > this.maxBytes) {
       throw limitExceeded("maxArgumentBytes", this.maxBytes, this.held, ` (call ${quote(this.label)}, streamed arguments)`)
     }
@@ -172,7 +173,7 @@ export class GeminiPartialArgs {
   /** The arguments as JSON text, checked against `maxArgumentBytes` as a whole. */
   text(): string {
     const text = parsedJsonText(this.root)
-    const bytes = utf8Bytes(text)
+    const bytes = utf8Length(text)
     if (bytes > this.maxBytes) throw limitExceeded("maxArgumentBytes", this.maxBytes, bytes, ` (call ${quote(this.label)}, streamed arguments)`)
     return text
   }

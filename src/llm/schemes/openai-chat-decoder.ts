@@ -1,7 +1,8 @@
 import type { Event, StopReason } from "../event.ts"
 import type { StreamDecoder } from "../scheme.ts"
 import type { ToolNameMap } from "../../schema/tool-names.ts"
-import { defaultResponseLimits, limitExceeded, utf8Bytes } from "../limits.ts"
+import { defaultResponseLimits, limitExceeded } from "../limits.ts"
+import { utf8Length } from "../../tool/output-limit.ts"
 import type { ResponseLimits } from "../limits.ts"
 import { clip, quote } from "../../schema/quote.ts"
 import { parsedJsonText } from "../json-text.ts"
@@ -111,7 +112,7 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     const open = blocks.indexOf(slot.key)
     if (open === undefined) {
       // Only a server that sends arguments before the name gets here; what it holds back is still one call's.
-      slot.pendingBytes += utf8Bytes(args)
+      slot.pendingBytes += utf8Length(args)
       if (slot.pendingBytes > maxArgumentBytes) {
         throw limitExceeded("maxArgumentBytes", maxArgumentBytes, slot.pendingBytes, ` (call ${quote(slot.id)}, before its name)`)
       }
