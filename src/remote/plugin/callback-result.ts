@@ -63,21 +63,22 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function"
 
 /**
- * Runs a handler to its callback body. A throw, a rejection or a failed Effect becomes an error body; nothing a
- * handler does can reject this promise.
+ * Runs a handler to its callback body: the body itself when the handler answered synchronously (a plain value or
+ * a throw), so the common case needs no promise, deadline or abort wiring; a promise otherwise. A throw, a
+ * rejection or a failed Effect becomes an error body; nothing a handler does can reject the promise.
  */
-export const runToBody = <A, C extends { readonly signal: AbortSignal }>(
+export const runToBodyOrPending = <A, C extends { readonly signal: AbortSignal }>(
   tool: { handler(args: A, context: C): unknown },
   args: A,
   context: C
-): Promise<CallbackBody> => {
+): CallbackBody | Promise<CallbackBody> => {
   try {
     const result: unknown = tool.handler(args, context)
     if (isThenable(result)) return Promise.resolve(result).then(fromValue, fromThrown)
     if (Effect.isEffect(result)) return runToolEffect(result as Effect.Effect<unknown, unknown>, context.signal).then(fromValue, fromThrown)
-    return Promise.resolve(fromValue(result))
+    return fromValue(result)
   } catch (thrown) {
-    return Promise.resolve(fromThrown(thrown))
+    return fromThrown(thrown)
   }
 }
 

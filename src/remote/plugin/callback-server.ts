@@ -6,7 +6,7 @@ import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
 import { describeThrown } from "../../tool/describe-thrown.ts"
 import { readCappedBody } from "../capped-body.ts"
 import { INSTANCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../wire.ts"
-import { failureBody, runToBody, serializeBody, type CallbackBody } from "./callback-result.ts"
+import { failureBody, runToBodyOrPending, serializeBody, type CallbackBody } from "./callback-result.ts"
 import type { RemoteCallContext, RemoteTool } from "./remote-tool.ts"
 import { ReplayGuard } from "./replay-guard.ts"
 import type { ToolSecrets } from "./tool-secrets.ts"
@@ -46,11 +46,8 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i
 
 const send = (res: ServerResponse, status: number, text: string, close = false): void => {
   if (res.headersSent || res.destroyed) return
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...(close ? { connection: "close" } : {})
-  })
+  // A flat header list: no header object to build and walk per answer.
+  res.writeHead(status, close ? ["content-type", "application/json", "content-length", String(Buffer.byteLength(text)), "connection", "close"] : ["content-type", "application/json", "content-length", String(Buffer.byteLength(text))])
   res.end(text)
 }
 
@@ -67,6 +64,43 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 
 const kindOf = (value: unknown): string => (value === null ? "null" : Array.isArray(value) ? "array" : typeof value)
 
+/** A call being served: the context its handler gets, and the way to abort that context's signal. */
+interface LiveCall {
+  readonly context: RemoteCallContext
+  abort(reason: unknown): void
+}
+
+/**
+ * The context's abort signal is made on first read (an AbortController costs microseconds on Node 20): a handler
+ * that answers synchronously and never looks at it costs none. An abort before that read is kept and handed to
+ * the signal when it is made. `signal` is an own getter, so a spread or a log of the context still has it.
+ */
+const liveCall = (name: string, callId: string, rawArguments: string, instanceId: string | undefined): LiveCall => {
+  let controller: AbortController | undefined
+  let aborted = false
+  let abortReason: unknown
+  const context: RemoteCallContext = {
+    name,
+    callId,
+    rawArguments,
+    instanceId,
+    get signal() {
+      if (controller === undefined) {
+        controller = new AbortController()
+        if (aborted) controller.abort(abortReason)
+      }
+      return controller.signal
+    }
+  }
+  const abort = (reason: unknown): void => {
+    if (aborted) return
+    aborted = true
+    abortReason = reason
+    controller?.abort(reason)
+  }
+  return { context, abort }
+}
+
 /**
  * The plugin's loopback HTTP server for host callbacks (plain `node:http`: one route, no framework needed).
  * Each callback is bounded in size and time, authenticated (signature, freshness, no replay), decoded by the
@@ -74,7 +108,7 @@ const kindOf = (value: unknown): string => (value === null ? "null" : Array.isAr
  */
 export class CallbackServer {
   private readonly replays: ReplayGuard
-  private readonly inFlight = new Set<AbortController>()
+  private readonly inFlight = new Set<LiveCall>()
   private accepting = true
   private lastInstance: string | undefined
 
@@ -119,7 +153,7 @@ export class CallbackServer {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()))
     this.server.closeIdleConnections()
     while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
-    for (const controller of this.inFlight) controller.abort(new Error("the plugin is stopping"))
+    for (const call of this.inFlight) call.abort(new Error("the plugin is stopping"))
     this.server.closeAllConnections()
     await closed
   }
@@ -191,15 +225,17 @@ export class CallbackServer {
     const rawArguments = typeof envelope["raw_arguments"] === "string" ? envelope["raw_arguments"] : ""
     const args = this.argumentsOf(envelope, rawArguments)
     if (typeof args === "string") return send(res, 200, serializeBody(failureBody(`InvalidArgument: ${args}`)))
-    const controller = new AbortController()
-    const context: RemoteCallContext = { name: tool.name, callId, rawArguments, instanceId: header(req, INSTANCE_HEADER), signal: controller.signal }
-    this.inFlight.add(controller)
+    const call = liveCall(tool.name, callId, rawArguments, header(req, INSTANCE_HEADER))
+    const answer = this.run(served, args, call)
+    // Answered synchronously (decode and handler): nothing is left to cancel or to time out.
+    if (!(answer instanceof Promise)) return send(res, 200, serializeBody(answer))
+    this.inFlight.add(call)
     // The host closing its request (a cancelled call, its own deadline) aborts the handler.
     res.once("close", () => {
-      if (!res.writableFinished) controller.abort(new Error("the host closed the callback"))
-      this.inFlight.delete(controller)
+      if (!res.writableFinished) call.abort(new Error("the host closed the callback"))
+      this.inFlight.delete(call)
     })
-    void this.run(served, args, context, controller).then((out) => send(res, 200, serializeBody(out)))
+    void answer.then((out) => send(res, 200, serializeBody(out)))
   }
 
   /** The arguments object, or why there is none. `raw_arguments` is the fallback when `arguments` is absent. */
@@ -216,28 +252,37 @@ export class CallbackServer {
     }
   }
 
-  private async run(served: ServedTool, args: Record<string, unknown>, context: RemoteCallContext, controller: AbortController): Promise<CallbackBody> {
+  /** The call's body: at once when decoding and the handler are synchronous, else a promise bounded by the tool's deadline. */
+  private run(served: ServedTool, args: Record<string, unknown>, call: LiveCall): CallbackBody | Promise<CallbackBody> {
     const { tool } = served
-    let decoded: DecodeResult<unknown>
+    let decoded: DecodeResult<unknown> | Promise<DecodeResult<unknown>>
     try {
-      const result = tool.codec.decode(args)
-      decoded = result instanceof Promise ? await result : result
+      decoded = tool.codec.decode(args)
     } catch (thrown) {
       return failureBody(`InvalidArgument: ${describeThrown(thrown, 400)}`)
     }
-    if (!decoded.ok) return failureBody(`InvalidArgument: ${formatIssues(decoded)}`)
-    const ms = tool.timeoutSeconds * 1000
-    let timer: NodeJS.Timeout | undefined
-    const deadline = new Promise<CallbackBody>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort(new Error(`tool "${tool.name}" exceeded its ${tool.timeoutSeconds} s deadline`))
-        resolve(failureBody(`ToolTimeout: tool "${tool.name}" exceeded its ${tool.timeoutSeconds} s deadline`))
-      }, ms)
-    })
-    try {
-      return await Promise.race([runToBody(tool, decoded.value, context), deadline])
-    } finally {
-      clearTimeout(timer)
+    if (decoded instanceof Promise) {
+      return decoded.then(
+        (result) => this.runDecoded(tool, result, call),
+        (thrown: unknown) => failureBody(`InvalidArgument: ${describeThrown(thrown, 400)}`)
+      )
     }
+    return this.runDecoded(tool, decoded, call)
+  }
+
+  private runDecoded(tool: RemoteTool, decoded: DecodeResult<unknown>, call: LiveCall): CallbackBody | Promise<CallbackBody> {
+    if (!decoded.ok) return failureBody(`InvalidArgument: ${formatIssues(decoded)}`)
+    const answer = runToBodyOrPending(tool, decoded.value, call.context)
+    if (!(answer instanceof Promise)) return answer
+    return new Promise<CallbackBody>((resolve) => {
+      const timer = setTimeout(() => {
+        call.abort(new Error(`tool "${tool.name}" exceeded its ${tool.timeoutSeconds} s deadline`))
+        resolve(failureBody(`ToolTimeout: tool "${tool.name}" exceeded its ${tool.timeoutSeconds} s deadline`))
+      }, tool.timeoutSeconds * 1000)
+      void answer.then((body) => {
+        clearTimeout(timer)
+        resolve(body)
+      })
+    })
   }
 }
