@@ -32,8 +32,22 @@ export const runLoad = async (call: () => Promise<boolean>, concurrency: number,
   return { calls: latencies.length, errors, seconds: elapsed, p50Ms: at(0.5), p99Ms: at(0.99) }
 }
 
+/** The benchmark plugin's process, as the benchmarks see it. */
+export interface PluginChild {
+  readonly child: ChildProcess
+  /** Where its callback server listens. */
+  readonly origin: string
+  rssBytes(): number
+  /** CPU time (user + system) the process has used so far, in µs; NaN where /proc is not there (not Linux). */
+  cpuMicros(): number
+  stop(): Promise<void>
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime: 100 on every Linux configuration Node supports. */
+const CLOCK_TICKS = 100
+
 /** Starts the benchmark plugin as its own process and waits for it to register with `hostUrl`. */
-export const startPluginChild = async (hostUrl: string): Promise<{ child: ChildProcess; origin: string; rssBytes: () => number; stop: () => Promise<void> }> => {
+export const startPluginChild = async (hostUrl: string): Promise<PluginChild> => {
   // The sibling of this file: compiled (dist-bench/) when the benchmarks run built, the source under a loader.
   const script = fileURLToPath(new URL(`./remote-plugin-child${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url))
   const child = spawn(process.execPath, [...process.execArgv.filter((a) => a !== "--expose-gc"), script, hostUrl], { stdio: ["ignore", "pipe", "inherit"] })
@@ -47,12 +61,27 @@ export const startPluginChild = async (hostUrl: string): Promise<{ child: ChildP
     const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
     return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) * 1024
   }
+  const cpuMicros = (): number => {
+    try {
+      // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? []
+      return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS
+    } catch {
+      return Number.NaN
+    }
+  }
   const stop = async () => {
     const exited = new Promise((r) => child.once("exit", r))
     child.kill("SIGTERM")
     await exited
   }
-  return { child, origin, rssBytes, stop }
+  return { child, origin, rssBytes, cpuMicros, stop }
+}
+
+/** A comma-separated list of positive integers from the environment (`4,8,16`), or `fallback`. */
+export const envIntegers = (name: string, fallback: ReadonlyArray<number>): ReadonlyArray<number> => {
+  const given = (process.env[name] ?? "").split(",").map((v) => Math.round(Number(v.trim()))).filter((v) => Number.isFinite(v) && v > 0)
+  return given.length > 0 ? given : fallback
 }
 
 export const envSeconds = (name: string, fallback: number): number => {
