@@ -127,7 +127,9 @@ export const remoteToolDefinition = (registration: RemoteRegistration, settings:
   }
   const tool: Tool = {
     async execute(argumentsJson, context) {
-      const decoded = await registration.codec.decode(parseArguments(argumentsJson))
+      const decoding = registration.codec.decode(parseArguments(argumentsJson))
+      // The built-in codecs decode synchronously: no extra turn of the microtask queue for them.
+      const decoded = decoding instanceof Promise ? await decoding : decoding
       if (!decoded.ok) throw new InvalidArgument({ message: formatIssues(decoded) })
       return dispatch(argumentsJson, decoded.value, context)
     }
