@@ -1,5 +1,6 @@
 import { createServer, type Server, type Socket } from "node:net"
 import type { AddressInfo } from "node:net"
+import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 import { CALLBACK_CONNECTIONS_PER_ORIGIN, sendCallback, type CallbackRequest } from "../../src/remote/host/callback-transport.ts"
 
@@ -131,5 +132,41 @@ describe("callback transport", () => {
     expect(server.perConnection.reduce((a, b) => a + b, 0)).toBe(CALLBACK_CONNECTIONS_PER_ORIGIN)
     expect(server.peak()).toBeLessThanOrEqual(CALLBACK_CONNECTIONS_PER_ORIGIN)
     expect((await Promise.all(busy)).every((r) => r.kind === "timeout")).toBe(true)
+  })
+
+  it("reads any answer exactly as it was sent, however it is split into writes and chunks, up to the cap", async () => {
+    let next: { status: number; body: string; chunked: boolean; cuts: Array<number> } = { status: 200, body: "", chunked: false, cuts: [] }
+    const server = await rawServer((_c, _r, socket) => {
+      const { status, body, chunked, cuts } = next
+      const bytes = Buffer.from(body, "utf8")
+      const pieces: Array<Buffer> = []
+      let at = 0
+      for (const cut of [...cuts.map((c) => Math.floor(c * bytes.length)), bytes.length].sort((a, b) => a - b)) {
+        pieces.push(bytes.subarray(at, cut))
+        at = cut
+      }
+      socket.write(`HTTP/1.1 ${status} X\r\ncontent-type: application/json\r\n${chunked ? "transfer-encoding: chunked" : `content-length: ${bytes.length}`}\r\n\r\n`)
+      for (const piece of pieces) {
+        if (piece.length === 0) continue
+        socket.write(chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]) : piece)
+      }
+      if (chunked) socket.write("0\r\n\r\n")
+    })
+    await fc.assert(
+      fc.asyncProperty(
+        // 204 and 205 carry no body by definition (a body after them is a protocol error, a failure).
+        fc.integer({ min: 200, max: 599 }).filter((s) => (s < 300 || s >= 400) && s !== 204 && s !== 205),
+        fc.string({ unit: "grapheme", maxLength: 400 }),
+        fc.boolean(),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 4 }),
+        async (status, body, chunked, cuts) => {
+          next = { status, body, chunked, cuts }
+          const result = await call(server.url, { maxResponseBytes: 1024 })
+          if (Buffer.byteLength(body) > 1024) expect(result).toEqual({ kind: "too_large", status, limit: 1024 })
+          else expect(result).toEqual({ kind: "response", status, location: undefined, body })
+        }
+      ),
+      { numRuns: 60 }
+    )
   })
 })
