@@ -91,6 +91,19 @@ describe("callback transport", () => {
     expect(server.perConnection).toEqual([1])
   })
 
+  it("does not send again once the plugin began answering, even with a 1xx only", async () => {
+    const server = await rawServer((connection, request, socket) => {
+      if (connection === 0 && request === 1) {
+        socket.write("HTTP/1.1 103 Early Hints\r\n\r\n")
+        setTimeout(() => socket.destroy(), 20)
+      } else ok(socket)
+    })
+    expect((await call(server.url)).kind).toBe("response")
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect((await call(server.url)).kind).toBe("failed")
+    expect(server.perConnection).toEqual([2])
+  })
+
   it("skips 1xx answers and reads the final one", async () => {
     const server = await rawServer((_c, _r, socket) => {
       socket.write("HTTP/1.1 103 Early Hints\r\nlink: </x>; rel=preload\r\n\r\n")
@@ -121,17 +134,22 @@ describe("callback transport", () => {
   it("calls waiting for a connection keep their own deadline and cancellation", async () => {
     // Holds every request unanswered: the pool fills, the rest wait for a connection that never frees.
     const server = await rawServer(() => undefined)
-    const cancel = new AbortController()
-    const busy = Array.from({ length: CALLBACK_CONNECTIONS_PER_ORIGIN }, () => call(server.url, { timeoutMs: 1500 }))
+    const sent = () => server.perConnection.reduce((x, y) => x + y, 0)
+    const release = new AbortController()
+    const busy = Array.from({ length: CALLBACK_CONNECTIONS_PER_ORIGIN }, () => call(server.url, { timeoutMs: 30_000, signal: release.signal }))
+    for (const until = Date.now() + 10_000; sent() < CALLBACK_CONNECTIONS_PER_ORIGIN && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10))
+    expect(sent()).toBe(CALLBACK_CONNECTIONS_PER_ORIGIN)
     const waiting = Array.from({ length: 4 }, () => call(server.url, { timeoutMs: 200 }))
+    const cancel = new AbortController()
     const cancelled = call(server.url, { signal: cancel.signal })
     cancel.abort()
     expect(await cancelled).toEqual({ kind: "cancelled" })
     expect(await Promise.all(waiting)).toEqual(Array.from({ length: 4 }, () => ({ kind: "timeout", timeoutMs: 200 })))
     // The calls that waited for a connection were never sent; the pool never held more than its bound.
-    expect(server.perConnection.reduce((a, b) => a + b, 0)).toBe(CALLBACK_CONNECTIONS_PER_ORIGIN)
+    expect(sent()).toBe(CALLBACK_CONNECTIONS_PER_ORIGIN)
     expect(server.peak()).toBeLessThanOrEqual(CALLBACK_CONNECTIONS_PER_ORIGIN)
-    expect((await Promise.all(busy)).every((r) => r.kind === "timeout")).toBe(true)
+    release.abort()
+    expect((await Promise.all(busy)).every((r) => r.kind === "cancelled")).toBe(true)
   })
 
   it("reads any answer exactly as it was sent, however it is split into writes and chunks, up to the cap", async () => {

@@ -91,6 +91,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined
   private settled = false
   private retried = false
+  /** Any answer began, informational ones included: the plugin has seen the call, so it is never sent again. */
+  private answered = false
   private status = 0
   private location: string | undefined
   private chunks: Array<Buffer> = []
@@ -153,6 +155,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Readonly<Record<string, string | Array<string> | undefined>>): void {
+    this.answered = true
     // 1xx answers are informational; the final one follows.
     if (statusCode < 200) return
     this.status = statusCode
@@ -176,7 +179,7 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     if (this.settled) return
-    if (this.status === 0 && !this.retried && isStaleConnection(error)) {
+    if (!this.answered && !this.retried && isStaleConnection(error)) {
       this.retried = true
       this.controller = undefined
       return this.send()
