@@ -5,7 +5,7 @@ import type { Request, ToolSpec } from "../llm/request.ts"
 import { type CacheReport, utf8Body } from "./cache-lock.ts"
 import type { RunControl } from "./cancellation.ts"
 import type { RequestContext } from "./hooks.ts"
-import { streamResponse } from "./response-stream.ts"
+import { RequestSignals, streamResponse } from "./response-stream.ts"
 import { toWorkerError } from "./to-worker-error.ts"
 import { executeBatch, unansweredCalls } from "./tool-execution.ts"
 import { toOutputItem } from "./tool-outcome.ts"
@@ -45,6 +45,7 @@ class Paused {
  */
 export const runTurns = async (core: WorkerCore, input: Item | undefined, control: RunControl): Promise<RunResult> => {
   const signal = control.signal
+  const requests = new RequestSignals(signal)
   const start = core.history.length
   const usages: Array<Usage> = []
   const cache: Array<CacheReport> = []
@@ -122,7 +123,7 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
       }
 
       core.hub.emit({ type: "turn_start", turn })
-      const { response, items } = await streamResponse(core, request, body, turn, signal)
+      const { response, items } = await streamResponse(core, request, body, turn, requests)
       usages.push(response.usage)
       for (const item of items) core.history.push(item)
       const calls = items.filter((item): item is FunctionCallItem => item.type === "function_call")
@@ -152,6 +153,8 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
     core.hub.emit({ type: "status", status: "failed" })
     await core.hooks.notifyAbort({ reason: error._tag === "Cancelled" ? "Cancelled" : error.message, error })
     throw error
+  } finally {
+    requests.release()
   }
 }
 
