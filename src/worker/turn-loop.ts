@@ -2,7 +2,7 @@ import type { Usage } from "../llm/event.ts"
 import { sumUsage } from "../llm/usage.ts"
 import type { FunctionCallItem, Item } from "../llm/item.ts"
 import type { Request, ToolSpec } from "../llm/request.ts"
-import { type CacheReport, utf8Body } from "./cache-lock.ts"
+import type { CacheReport } from "./cache-lock.ts"
 import type { RunControl } from "./cancellation.ts"
 import type { RequestContext } from "./hooks.ts"
 import { RequestSignals, streamResponse } from "./response-stream.ts"
@@ -247,5 +247,5 @@ const checkRequest = (
     if (!rewritten) throw thrown
     throw new HookFailed({ point: "PreLlmRequest", message: `the request a PreLlmRequest hook left cannot be encoded: ${describeSafely(thrown)}`, cause: thrown })
   }
-  return { report: core.bytes.measure(turn, utf8Body(body), lock), body }
+  return { report: core.bytes.measure(turn, body, lock), body }
 }
