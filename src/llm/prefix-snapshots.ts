@@ -33,7 +33,7 @@ import { memoOf } from "./item-memo.ts"
 export const MAX_PER_LINEAGE = 4
 
 /** Prefixes shorter than this are not kept (nor looked for): folding them afresh costs about as much. */
-export const MIN_KEPT_PREFIX = 2
+export const MIN_KEPT_PREFIX = 8
 
 /** Ledger layers a context may stack before they are merged into one (lookups walk the layers). */
 const MAX_LAYERS = 8
