@@ -42,7 +42,8 @@ type Names = { toWire(name: string): string }
 
 /** Calls recorded by a stretch of items; sealed (never written again) once a kept state refers to it. */
 class Layer {
-  readonly own = new Map<string, string>()
+  /** Made on the first call recorded: most layers of a short fold record none. */
+  own: Map<string, string> | undefined = undefined
   constructor(
     readonly parent: Layer | undefined,
     readonly depth: number
@@ -56,7 +57,10 @@ const above = (parent: Layer | undefined): Layer => {
   const chain: Array<Layer> = []
   for (let layer: Layer | undefined = parent; layer !== undefined; layer = layer.parent) chain.push(layer)
   const merged = new Layer(undefined, 0)
-  for (let i = chain.length - 1; i >= 0; i--) for (const [id, value] of (chain[i] as Layer).own) merged.own.set(id, value)
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const own = (chain[i] as Layer).own
+    if (own !== undefined) for (const [id, value] of own) (merged.own ??= new Map()).set(id, value)
+  }
   return merged
 }
 
@@ -83,18 +87,18 @@ export class ResumableContext implements ItemContext, CallLedger {
   }
   get(callId: string): string | undefined {
     for (let layer: Layer | undefined = this.#top; layer !== undefined; layer = layer.parent) {
-      const value = layer.own.get(callId)
+      const value = layer.own?.get(callId)
       if (value !== undefined) return value
     }
     return undefined
   }
   set(callId: string, value: string): void {
-    this.#top.own.set(callId, value)
+    ;(this.#top.own ??= new Map()).set(callId, value)
   }
   /** What is recorded so far, for a kept state: never written again (later writes go to a new layer). */
   seal(): Layer | undefined {
     const top = this.#top
-    if (top.own.size === 0) return top.parent
+    if (top.own === undefined || top.own.size === 0) return top.parent
     this.#top = above(top)
     return top
   }

@@ -66,12 +66,10 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
       core.pending = new Map(end.decisions)
       throw new Paused(end.reason)
     }
-    core.pending = new Map()
+    if (core.pending.size > 0) core.pending = new Map()
     // Results go right after the batch's last call, not at the end: items added while the run was paused (or a
     // history set with unanswered calls) must not separate calls from their results, which providers refuse.
-    const ids = new Set(calls.map((call) => call.callId))
-    const lastCall = core.history.findLastIndex((item) => item.type === "function_call" && ids.has(item.callId))
-    const at = lastCall === -1 ? core.history.length : lastCall + 1
+    const at = afterLastCall(core.history, calls)
     const outputs = end.outcomes.map((outcome) => ownItem(toOutputItem(outcome)))
     // Usually the batch's calls end the history and the results are appended; otherwise the history is rebuilt
     // around them (not `splice(at, 0, ...outputs)`: a response may carry thousands of calls, too many for call
@@ -156,6 +154,15 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
   } finally {
     requests.release()
   }
+}
+
+/** The index right after the last history item that is one of `calls` (by call id); the history's end if none is. */
+const afterLastCall = (history: ReadonlyArray<Item>, calls: ReadonlyArray<FunctionCallItem>): number => {
+  // Usually the batch's calls are the response just appended: the history ends with the batch's last call.
+  if (calls.length > 0 && history.at(-1) === calls.at(-1)) return history.length
+  const ids = new Set(calls.map((call) => call.callId))
+  const lastCall = history.findLastIndex((item) => item.type === "function_call" && ids.has(item.callId))
+  return lastCall === -1 ? history.length : lastCall + 1
 }
 
 /** The run's input as an owned item; a value that is not an item fails the run (typed) instead of a later encode. */
