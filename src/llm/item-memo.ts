@@ -30,7 +30,7 @@ export class ItemMemo {
 /** A constructor that returns the object it is given, so a subclass's private field lands on that object. */
 class Target {
   constructor(target: object) {
-
+    // The return-override idiom: `new Stamp(item)` initialises Stamp's private field on `item` itself.
     return target
   }
 }
