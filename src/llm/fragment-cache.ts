@@ -1,4 +1,5 @@
 import type { Item } from "./item.ts"
+import { memoOf } from "./item-memo.ts"
 
 /**
  * Encoded history fragments, kept per item so a request costs its new items plus a concatenation (decision 0027).
@@ -12,10 +13,11 @@ import type { Item } from "./item.ts"
  * here — whatever the item's kind, with no per-kind rules in the cache. Everything positional (merging consecutive
  * same-role items, Anthropic's cache breakpoints) stays in each scheme's assembly pass, over fragments.
  *
- * Bounded memory: entries live in a `WeakMap` keyed by the item (a dropped history takes its fragments with it),
- * hold no item, and an item keeps at most `MAX_VARIANTS` contexts per cache. Only items that cannot change are
- * cached (see `isCacheable`): the Worker's history items are frozen deep copies; a caller's plain object may be
- * edited in place and is encoded afresh on every request.
+ * Bounded memory: entries live on the item (its private memo, `item-memo.ts`, for the items the Worker owns) or in
+ * a `WeakMap` keyed by it, so a dropped history takes its fragments with it; they hold no item, and an item keeps
+ * at most `MAX_VARIANTS` contexts per cache. Only items that cannot change are cached (see `isCacheable`): the
+ * Worker's history items are frozen deep copies; a caller's plain object may be edited in place and is encoded
+ * afresh on every request.
  */
 
 /** The calls earlier items of the request recorded: call id → a value the scheme chooses (Gemini: the wire name). */
@@ -88,24 +90,17 @@ interface Entry<F> {
   readonly group: ReadonlyArray<number> | undefined
 }
 
-/** Items known deeply immutable; freezing is permanent, so a yes never goes stale. */
+/** Items not stamped (a caller's own frozen objects) found deeply immutable; freezing is permanent, so a yes never goes stale. */
 const immutable = new WeakSet<object>()
-
-/**
- * Tells the cache an item is a deep-frozen copy made of data properties only, so it need not walk it. The
- * Worker calls this for every item it owns (`ownItem`); nothing else should.
- */
-export const declareImmutable = (item: Item): void => {
-  immutable.add(item)
-}
 
 /**
  * Whether nothing reachable from the item can change: every object frozen and every property a plain data
  * property (a frozen object's getter may still answer differently each time). A Proxy cannot lie here: the
- * language's invariants make a frozen target's proxy report the target's own values.
+ * language's invariants make a frozen target's proxy report the target's own values. An item with a memo is a
+ * deep-frozen copy the Worker made of data properties only (`ownItem`): it is not walked.
  */
 export const isCacheable = (item: Item): boolean => {
-  if (immutable.has(item)) return true
+  if (memoOf(item) !== undefined || immutable.has(item)) return true
   if (!Object.isFrozen(item)) return false
   const stack: Array<object> = [item]
   let visited = 0
@@ -131,6 +126,11 @@ export const isCacheable = (item: Item): boolean => {
 const identities = new WeakMap<object, number>()
 let nextIdentity = 1
 const identity = (item: Item): number => {
+  const memo = memoOf(item)
+  if (memo !== undefined) {
+    if (memo.identity === 0) memo.identity = nextIdentity++
+    return memo.identity
+  }
   let id = identities.get(item)
   if (id === undefined) {
     id = nextIdentity++
@@ -139,10 +139,16 @@ const identity = (item: Item): number => {
   return id
 }
 
+/** The identity `identity` gave the item, if it gave one. */
+const knownIdentity = (item: Item): number | undefined => {
+  const memo = memoOf(item)
+  return memo === undefined ? identities.get(item) : memo.identity === 0 ? undefined : memo.identity
+}
+
 const sameGroup = (group: ReadonlyArray<number> | undefined, items: ReadonlyArray<Item>, start: number, end: number): boolean => {
   if (group === undefined) return end - start === 1
   if (group.length !== end - start - 1) return false
-  for (let i = start + 1; i < end; i++) if (identities.get(items[i] as Item) !== group[i - start - 1]) return false
+  for (let i = start + 1; i < end; i++) if (knownIdentity(items[i] as Item) !== group[i - start - 1]) return false
   return true
 }
 
@@ -190,7 +196,21 @@ class Recording implements ItemContext, CallLedger {
 
 /** One scheme instance's fragments (a scheme's options can change bytes, so each instance has its own). */
 export class FragmentCache<F> {
+  /** Entries of the items that have no memo, or whose memo another cache instance took first. */
   readonly #entries = new WeakMap<Item, Array<Entry<F>>>()
+
+  #variants(item: Item): Array<Entry<F>> | undefined {
+    const memo = memoOf(item)
+    return memo !== undefined && memo.fragmentOwner === this ? (memo.fragments as Array<Entry<F>>) : this.#entries.get(item)
+  }
+
+  #setVariants(item: Item, variants: Array<Entry<F>>): void {
+    const memo = memoOf(item)
+    if (memo !== undefined && (memo.fragmentOwner === undefined || memo.fragmentOwner === this)) {
+      memo.fragmentOwner = this
+      memo.fragments = variants
+    } else this.#entries.set(item, variants)
+  }
 
   /**
    * The fragment of `items[start]` — or of `items[start..end)` when several items make one fragment (a Chat
@@ -208,7 +228,7 @@ export class FragmentCache<F> {
     input: I
   ): F {
     const item = items[start] as Item
-    const variants = this.#entries.get(item)
+    const variants = this.#variants(item)
     if (variants !== undefined) {
       for (const entry of variants) {
         if (!matches(entry, context, items, start, end)) continue
@@ -227,7 +247,7 @@ export class FragmentCache<F> {
       writes: recorded.writes ?? NOTHING,
       group: end - start === 1 ? undefined : items.slice(start + 1, end).map(identity)
     }
-    if (variants === undefined) this.#entries.set(item, [entry])
+    if (variants === undefined) this.#setVariants(item, [entry])
     else {
       // Newest first: the context an item was last seen in is the likeliest next time.
       variants.unshift(entry)

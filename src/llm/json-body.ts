@@ -101,10 +101,27 @@ const write = (value: JsonBodyValue, depth: number): string => {
     } catch (error) {
       throw rethrow(error, `.${key}`)
     }
-    out += `${first ? "" : ","}${JSON.stringify(key)}:${text}`
+    out += `${first ? "" : ","}${quotedKey(key)}:${text}`
     first = false
   }
   return `${out}}`
+}
+
+/**
+ * Keys as JSON strings, remembered: a body is mostly the same few dozen field names (a provider's keys, a tool
+ * schema's), printed request after request. Bounded, so keys from open-ended data (a schema's property names)
+ * cannot grow it without end; past the bound a key is simply quoted each time.
+ */
+const quotedKeys = new Map<string, string>()
+const MAX_QUOTED_KEYS = 1024
+const MAX_QUOTED_KEY_LENGTH = 64
+
+const quotedKey = (key: string): string => {
+  const known = quotedKeys.get(key)
+  if (known !== undefined) return known
+  const quoted = JSON.stringify(key)
+  if (quotedKeys.size < MAX_QUOTED_KEYS && key.length <= MAX_QUOTED_KEY_LENGTH) quotedKeys.set(key, quoted)
+  return quoted
 }
 
 /** Strings, booleans and null need no checks: the native serialiser writes them exactly as `write` would. */

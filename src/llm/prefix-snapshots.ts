@@ -1,5 +1,6 @@
 import { type CallLedger, flat, type ItemContext, isCacheable } from "./fragment-cache.ts"
 import type { Item } from "./item.ts"
+import { memoOf } from "./item-memo.ts"
 
 /**
  * The assembled history of earlier requests, kept so a request that repeats an earlier one's items and adds a few
@@ -18,8 +19,8 @@ import type { Item } from "./item.ts"
  * cache lock's two probes, a rewritten prompt). Only prefixes of items that cannot change (`isCacheable`) are
  * kept.
  *
- * Bounded memory: states live in a `WeakMap` keyed by the prefix's last item, so a dropped history takes them
- * along, and a conversation keeps at most `MAX_PER_LINEAGE` (the least recently used is forgotten). A kept state
+ * Bounded memory: states live under the prefix's last item (in its memo, `item-memo.ts`, or a `WeakMap` keyed by
+ * it), so a dropped history takes them along, and a conversation keeps at most `MAX_PER_LINEAGE` (the least recently used is forgotten). A kept state
  * holds its prefix's items (to compare them) and the text of its closed messages: per live conversation, a few
  * copies of the references to its items and of its history's text. No `WeakRef`: a synchronous loop of encodes
  * would keep every referent alive until it ends.
@@ -32,7 +33,7 @@ import type { Item } from "./item.ts"
 export const MAX_PER_LINEAGE = 4
 
 /** Prefixes shorter than this are not kept (nor looked for): folding them afresh costs about as much. */
-export const MIN_KEPT_PREFIX = 32
+export const MIN_KEPT_PREFIX = 8
 
 /** Ledger layers a context may stack before they are merged into one (lookups walk the layers). */
 const MAX_LAYERS = 8
@@ -41,7 +42,8 @@ type Names = { toWire(name: string): string }
 
 /** Calls recorded by a stretch of items; sealed (never written again) once a kept state refers to it. */
 class Layer {
-  readonly own = new Map<string, string>()
+  /** Made on the first call recorded: most layers of a short fold record none. */
+  own: Map<string, string> | undefined = undefined
   constructor(
     readonly parent: Layer | undefined,
     readonly depth: number
@@ -55,7 +57,10 @@ const above = (parent: Layer | undefined): Layer => {
   const chain: Array<Layer> = []
   for (let layer: Layer | undefined = parent; layer !== undefined; layer = layer.parent) chain.push(layer)
   const merged = new Layer(undefined, 0)
-  for (let i = chain.length - 1; i >= 0; i--) for (const [id, value] of (chain[i] as Layer).own) merged.own.set(id, value)
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const own = (chain[i] as Layer).own
+    if (own !== undefined) for (const [id, value] of own) (merged.own ??= new Map()).set(id, value)
+  }
   return merged
 }
 
@@ -82,18 +87,18 @@ export class ResumableContext implements ItemContext, CallLedger {
   }
   get(callId: string): string | undefined {
     for (let layer: Layer | undefined = this.#top; layer !== undefined; layer = layer.parent) {
-      const value = layer.own.get(callId)
+      const value = layer.own?.get(callId)
       if (value !== undefined) return value
     }
     return undefined
   }
   set(callId: string, value: string): void {
-    this.#top.own.set(callId, value)
+    ;(this.#top.own ??= new Map()).set(callId, value)
   }
   /** What is recorded so far, for a kept state: never written again (later writes go to a new layer). */
   seal(): Layer | undefined {
     const top = this.#top
-    if (top.own.size === 0) return top.parent
+    if (top.own === undefined || top.own.size === 0) return top.parent
     this.#top = above(top)
     return top
   }
@@ -145,7 +150,22 @@ const samePrefix = (prefix: ReadonlyArray<Item>, items: ReadonlyArray<Item>): bo
 
 /** One scheme instance's kept fold states (a scheme's options can change bytes, so each instance has its own). */
 export class PrefixSnapshots<S> {
+  /** States keyed by an item that has no memo, or whose memo another instance took first (`item-memo.ts`). */
   readonly #byLast = new WeakMap<Item, Array<Snapshot<S>>>()
+
+  #kept(last: Item): Array<Snapshot<S>> | undefined {
+    const memo = memoOf(last)
+    return memo !== undefined && memo.snapshotOwner === this ? (memo.snapshots as Array<Snapshot<S>> | undefined) : this.#byLast.get(last)
+  }
+
+  #setKept(last: Item, kept: Array<Snapshot<S>> | undefined): void {
+    const memo = memoOf(last)
+    if (memo !== undefined && (memo.snapshotOwner === undefined || memo.snapshotOwner === this)) {
+      memo.snapshotOwner = this
+      memo.snapshots = kept
+    } else if (kept === undefined) this.#byLast.delete(last)
+    else this.#byLast.set(last, kept)
+  }
 
   /**
    * The JSON text of `items` under `names` and `variant`: folded from the longest kept prefix (or from `start()`),
@@ -190,7 +210,7 @@ export class PrefixSnapshots<S> {
   /** The kept state of the longest prefix of `items` (a few `WeakMap` lookups from the end, then one comparison). */
   #find(items: ReadonlyArray<Item>, names: object, variant: number): Snapshot<S> | undefined {
     for (let at = items.length; at >= MIN_KEPT_PREFIX; at--) {
-      const kept = this.#byLast.get(items[at - 1] as Item)
+      const kept = this.#kept(items[at - 1] as Item)
       if (kept === undefined) continue
       for (const snapshot of kept) {
         if (snapshot.items.length === at && snapshot.names === names && snapshot.variant === variant && samePrefix(snapshot.items, items)) {
@@ -204,8 +224,8 @@ export class PrefixSnapshots<S> {
   #keep(items: ReadonlyArray<Item>, at: number, names: object, variant: number, state: S, lineage: Lineage<S>): void {
     const snapshot: Snapshot<S> = { items: items.slice(0, at), names, variant, state, lineage }
     const last = items[at - 1] as Item
-    const kept = this.#byLast.get(last)
-    if (kept === undefined) this.#byLast.set(last, [snapshot])
+    const kept = this.#kept(last)
+    if (kept === undefined) this.#setKept(last, [snapshot])
     else {
       // One state per prefix and context: a newer fold of the same prefix replaces the older one.
       const same = kept.findIndex((s) => s.items.length === at && s.names === names && s.variant === variant)
@@ -221,11 +241,11 @@ export class PrefixSnapshots<S> {
 
   #forget(snapshot: Snapshot<S>): void {
     const last = snapshot.items[snapshot.items.length - 1] as Item
-    const kept = this.#byLast.get(last)
+    const kept = this.#kept(last)
     const at = kept === undefined ? -1 : kept.indexOf(snapshot)
     if (at === -1) return
     ;(kept as Array<Snapshot<S>>).splice(at, 1)
-    if ((kept as Array<Snapshot<S>>).length === 0) this.#byLast.delete(last)
+    if ((kept as Array<Snapshot<S>>).length === 0) this.#setKept(last, undefined)
   }
 }
 

@@ -24,20 +24,17 @@ export const assistantItems = (parts: {
   readonly providerItems?: ReadonlyArray<ProviderItemBlock>
 }): Array<Item> => {
   type Entry = BlockPosition & { readonly item: Item | OutputText }
-  const entries: Entry[] = [
-    ...parts.reasoning
-      .filter((block) => block.item.text !== "" || block.item.data !== undefined)
-      .map((block) => ({ ordinal: block.ordinal, index: block.index, item: block.item })),
-    ...parts.text
-      .filter((block) => block.text !== "")
-      .map((block) => ({
-        ordinal: block.ordinal,
-        index: block.index,
-        item: { type: "output_text", text: block.text } satisfies OutputText
-      })),
-    ...parts.toolCalls.map((block) => ({ ordinal: block.ordinal, index: block.index, item: block.call })),
-    ...(parts.providerItems ?? []).map((block) => ({ ordinal: block.ordinal, index: block.index, item: block.item }))
-  ].sort((a, b) => a.ordinal - b.ordinal)
+  // One pass per kind into one array (no spread, filter or map chains): this runs once per model response.
+  const entries: Entry[] = []
+  for (const block of parts.reasoning) {
+    if (block.item.text !== "" || block.item.data !== undefined) entries.push({ ordinal: block.ordinal, index: block.index, item: block.item })
+  }
+  for (const block of parts.text) {
+    if (block.text !== "") entries.push({ ordinal: block.ordinal, index: block.index, item: { type: "output_text", text: block.text } satisfies OutputText })
+  }
+  for (const block of parts.toolCalls) entries.push({ ordinal: block.ordinal, index: block.index, item: block.call })
+  for (const block of parts.providerItems ?? []) entries.push({ ordinal: block.ordinal, index: block.index, item: block.item })
+  if (entries.length > 1) entries.sort((a, b) => a.ordinal - b.ordinal)
 
   const items: Item[] = []
   let message: OutputText[] | undefined

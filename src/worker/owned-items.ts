@@ -1,4 +1,4 @@
-import { declareImmutable } from "../llm/fragment-cache.ts"
+import { memoOf, stampItem } from "../llm/item-memo.ts"
 import type { ContentPart, Item, ReasoningData } from "../llm/item.ts"
 import { quote } from "../schema/quote.ts"
 import { providerItemJsonProblem } from "../llm/provider-item.ts"
@@ -8,9 +8,9 @@ import { providerItemJsonProblem } from "../llm/provider-item.ts"
  * hook or caller holding an item (from `history()`, a hook input, a run result or an event) cannot rewrite the
  * stored history by editing it, and a hostile object (getters, Proxies) is read exactly once, here, where its
  * failure is attributed to whoever supplied it. Items already owned pass through untouched, so a history that
- * is re-owned costs one WeakSet lookup per item.
+ * is re-owned costs one private-field check per item: an owned item carries the encoders' memo (`item-memo.ts`),
+ * which nothing outside this library can add to an object.
  */
-const owned = new WeakSet<object>()
 
 /** Something handed to the worker as a history item is not one. A `TypeError`, named for what it is. */
 export class InvalidItem extends TypeError {
@@ -107,13 +107,12 @@ const copy = (value: unknown): Item => {
 
 /** A frozen deep copy of `value` (or `value` itself when already owned). Throws `InvalidItem` for non-items. */
 export const ownItem = (value: unknown): Item => {
-  if (typeof value === "object" && value !== null && owned.has(value)) return value as Item
-  const item = Object.freeze(copy(value))
-  owned.add(item)
+  if (typeof value === "object" && value !== null && memoOf(value) !== undefined) return value as Item
+  const item = copy(value)
   // A deep-frozen copy of plain data (every kind copy() makes must stay so): the request encoders may keep its
-  // wire text without walking it again.
-  declareImmutable(item)
-  return item
+  // wire text without walking it again, in the memo the stamp gives it.
+  stampItem(item)
+  return Object.freeze(item)
 }
 
 /** `ownItem` over an array-like that plain JavaScript may have handed in. */

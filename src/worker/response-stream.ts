@@ -1,4 +1,5 @@
-import type { Event } from "../llm/event.ts"
+import type { BlockDelta, BlockMeta, Event } from "../llm/event.ts"
+import type { BlockPosition, BlockStop } from "../timeline/block-scope.ts"
 import type { Item } from "../llm/item.ts"
 import type { Request } from "../llm/request.ts"
 import { type AssistantResponse, type PartialResponse, ResponseCollector } from "../timeline/assistant-response.ts"
@@ -19,29 +20,76 @@ export interface StreamedResponse {
   readonly eventCount: number
 }
 
+/**
+ * The signal a run's model requests are sent with: a child of the run's signal, so abandoning one response's
+ * stream (a stream hook's abort, a client failure) stops its HTTP request without cancelling the run. One child
+ * serves every request of a run (decision 0079): an `AbortController` costs microseconds in Node, and a stream is
+ * only abandoned on the way to the run's failure, after which the next request (if any) gets a fresh child.
+ */
+export class RequestSignals {
+  #child: { readonly controller: AbortController; readonly release: () => void } | undefined
+
+  constructor(readonly run: AbortSignal) {}
+
+  get signal(): AbortSignal {
+    return (this.#child ??= childController(this.run)).controller.signal
+  }
+
+  /** Aborts the signal handed to the current request; later requests get a new one. */
+  abandon(): void {
+    const child = this.#child
+    this.#child = undefined
+    child?.release()
+    child?.controller.abort()
+  }
+
+  /** The run is over: stop forwarding its cancellation. */
+  release(): void {
+    this.#child?.release()
+    this.#child = undefined
+  }
+}
+
+/**
+ * One block's events for subscribers. A class rather than three closures per block; events are built only while
+ * someone is subscribed, but a text block's deltas are kept regardless, for a `text_completed` a subscriber that
+ * joins mid-block still gets whole.
+ */
+class SubscriberBlock {
+  // Only a text block's deltas are kept (for `text_completed`): a reasoning or tool block's would be a second copy
+  // of the whole block, held for the response's lifetime, for nothing.
+  readonly #chunks: Array<string> | undefined
+  constructor(
+    readonly hub: WorkerCore["hub"],
+    readonly turn: number,
+    readonly index: number,
+    kind: BlockMeta["kind"]
+  ) {
+    this.#chunks = kind === "text" ? [] : undefined
+  }
+  onDelta(delta: BlockDelta): void {
+    if (delta.kind === "text") this.#chunks?.push(delta.text)
+    if (this.hub.active) this.hub.emit({ type: "block_delta", turn: this.turn, index: this.index, delta })
+  }
+  onStop(stop: BlockStop): void {
+    if (!this.hub.active) return
+    this.hub.emit({ type: "block_stop", turn: this.turn, index: this.index, stopReason: stop.stopReason })
+    // The provider's final value, when its closing event stated one, is the text that enters history.
+    if (this.#chunks !== undefined) this.hub.emit({ type: "text_completed", turn: this.turn, index: this.index, text: stop.final ?? this.#chunks.join("") })
+  }
+  onAbort(reason: string): void {
+    if (this.hub.active) this.hub.emit({ type: "block_abort", turn: this.turn, index: this.index, reason })
+  }
+}
+
 /** Forwards block events of one response to subscribers, each block in its own scope. */
 const attachSubscribers = (core: WorkerCore, timeline: Timeline, turn: number): void => {
   const hub = core.hub
-  for (const kind of ["text", "thinking", "tool_use"] as const) {
-    timeline.onBlock(kind, (block, at) => {
-      hub.emit({ type: "block_start", turn, index: at.index, ordinal: at.ordinal, block })
-      // Only a text block's deltas are kept (for `text_completed`): a reasoning or tool block's would be a second
-      // copy of the whole block, held for the response's lifetime, for nothing.
-      const chunks: Array<string> | undefined = block.kind === "text" ? [] : undefined
-      return {
-        onDelta: (delta) => {
-          if (delta.kind === "text") chunks?.push(delta.text)
-          hub.emit({ type: "block_delta", turn, index: at.index, delta })
-        },
-        onStop: (stop) => {
-          hub.emit({ type: "block_stop", turn, index: at.index, stopReason: stop.stopReason })
-          // The provider's final value, when its closing event stated one, is the text that enters history.
-          if (chunks !== undefined) hub.emit({ type: "text_completed", turn, index: at.index, text: stop.final ?? chunks.join("") })
-        },
-        onAbort: (reason) => hub.emit({ type: "block_abort", turn, index: at.index, reason })
-      }
-    })
+  const start = (block: BlockMeta, at: BlockPosition): SubscriberBlock => {
+    if (hub.active) hub.emit({ type: "block_start", turn, index: at.index, ordinal: at.ordinal, block })
+    return new SubscriberBlock(hub, turn, at.index, block.kind)
   }
+  timeline.onBlock("text", start).onBlock("thinking", start).onBlock("tool_use", start)
   timeline.onMeta("usage", ({ type: _, raw, ...usage }) => hub.emit({ type: "usage", turn, usage, ...(raw === undefined ? {} : { raw }) }))
   // Unmodelled output (decision 0025) is shown as it arrives; the item that enters history is the same object.
   timeline.onProviderOutput((event, at) => hub.emit({ type: "provider_output", turn, index: at.index, ordinal: at.ordinal, item: event.item }))
@@ -61,12 +109,12 @@ export const streamResponse = async (
   request: Request,
   body: string,
   turn: number,
-  runSignal: AbortSignal
+  requests: RequestSignals
 ): Promise<StreamedResponse> => {
+  const runSignal = requests.run
   const timeline = new Timeline()
   const collector = new ResponseCollector(timeline)
   attachSubscribers(core, timeline, turn)
-  const { controller, release } = childController(runSignal)
   const toolBlocks = new Map<number, { readonly id: string; readonly name: string }>()
   const cancelled = (): Cancelled => cancelledBy(runSignal)
   let iterator: AsyncIterator<Event> | undefined
@@ -81,7 +129,7 @@ export const streamResponse = async (
 
   const trace = core.trace.request(request, turn)
   try {
-    iterator = core.client.stream(request, { signal: controller.signal, body })[Symbol.asyncIterator]()
+    iterator = core.client.stream(request, { signal: requests.signal, body })[Symbol.asyncIterator]()
     for (;;) {
       const next = await raceAbort(iterator.next(), runSignal, cancelled)
       if (next.done === true) break
@@ -107,15 +155,13 @@ export const streamResponse = async (
     }
     runSignal.throwIfAborted()
   } catch (thrown) {
-    controller.abort()
+    requests.abandon()
     timeline.abort(runSignal.aborted ? "Cancelled" : "the response was abandoned")
     // Not awaited: a client that ignores `return()` must not hold the run.
     iterator?.return?.()?.catch(() => undefined)
     const error = withPartial(runSignal.aborted ? cancelled() : toWorkerError(thrown), collector.partial())
     trace.failed(error)
     throw error
-  } finally {
-    release()
   }
   timeline.finish()
   const response = collector.result()

@@ -2,10 +2,10 @@ import type { Usage } from "../llm/event.ts"
 import { sumUsage } from "../llm/usage.ts"
 import type { FunctionCallItem, Item } from "../llm/item.ts"
 import type { Request, ToolSpec } from "../llm/request.ts"
-import { type CacheReport, utf8Body } from "./cache-lock.ts"
+import type { CacheReport } from "./cache-lock.ts"
 import type { RunControl } from "./cancellation.ts"
 import type { RequestContext } from "./hooks.ts"
-import { streamResponse } from "./response-stream.ts"
+import { RequestSignals, streamResponse } from "./response-stream.ts"
 import { toWorkerError } from "./to-worker-error.ts"
 import { executeBatch, unansweredCalls } from "./tool-execution.ts"
 import { toOutputItem } from "./tool-outcome.ts"
@@ -45,6 +45,7 @@ class Paused {
  */
 export const runTurns = async (core: WorkerCore, input: Item | undefined, control: RunControl): Promise<RunResult> => {
   const signal = control.signal
+  const requests = new RequestSignals(signal)
   const start = core.history.length
   const usages: Array<Usage> = []
   const cache: Array<CacheReport> = []
@@ -65,12 +66,10 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
       core.pending = new Map(end.decisions)
       throw new Paused(end.reason)
     }
-    core.pending = new Map()
+    if (core.pending.size > 0) core.pending = new Map()
     // Results go right after the batch's last call, not at the end: items added while the run was paused (or a
     // history set with unanswered calls) must not separate calls from their results, which providers refuse.
-    const ids = new Set(calls.map((call) => call.callId))
-    const lastCall = core.history.findLastIndex((item) => item.type === "function_call" && ids.has(item.callId))
-    const at = lastCall === -1 ? core.history.length : lastCall + 1
+    const at = afterLastCall(core.history, calls)
     const outputs = end.outcomes.map((outcome) => ownItem(toOutputItem(outcome)))
     // Usually the batch's calls end the history and the results are appended; otherwise the history is rebuilt
     // around them (not `splice(at, 0, ...outputs)`: a response may carry thousands of calls, too many for call
@@ -122,7 +121,7 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
       }
 
       core.hub.emit({ type: "turn_start", turn })
-      const { response, items } = await streamResponse(core, request, body, turn, signal)
+      const { response, items } = await streamResponse(core, request, body, turn, requests)
       usages.push(response.usage)
       for (const item of items) core.history.push(item)
       const calls = items.filter((item): item is FunctionCallItem => item.type === "function_call")
@@ -152,7 +151,18 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
     core.hub.emit({ type: "status", status: "failed" })
     await core.hooks.notifyAbort({ reason: error._tag === "Cancelled" ? "Cancelled" : error.message, error })
     throw error
+  } finally {
+    requests.release()
   }
+}
+
+/** The index right after the last history item that is one of `calls` (by call id); the history's end if none is. */
+const afterLastCall = (history: ReadonlyArray<Item>, calls: ReadonlyArray<FunctionCallItem>): number => {
+  // Usually the batch's calls are the response just appended: the history ends with the batch's last call.
+  if (calls.length > 0 && history.at(-1) === calls.at(-1)) return history.length
+  const ids = new Set(calls.map((call) => call.callId))
+  const lastCall = history.findLastIndex((item) => item.type === "function_call" && ids.has(item.callId))
+  return lastCall === -1 ? history.length : lastCall + 1
 }
 
 /** The run's input as an owned item; a value that is not an item fails the run (typed) instead of a later encode. */
@@ -244,5 +254,5 @@ const checkRequest = (
     if (!rewritten) throw thrown
     throw new HookFailed({ point: "PreLlmRequest", message: `the request a PreLlmRequest hook left cannot be encoded: ${describeSafely(thrown)}`, cause: thrown })
   }
-  return { report: core.bytes.measure(turn, utf8Body(body), lock), body }
+  return { report: core.bytes.measure(turn, body, lock), body }
 }

@@ -2,7 +2,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Item } from "../../src/llm/item.ts"
 import { ToolServer } from "../../src/tool-server/tool-server.ts"
-import { commonPrefixLength } from "../../src/worker/cache-lock.ts"
+import { commonPrefixLength, RequestBytesTracker } from "../../src/worker/cache-lock.ts"
 import { PreLlmRequest } from "../../src/worker/hooks.ts"
 import { Worker } from "../../src/worker/worker.ts"
 import { CacheLockViolation } from "../../src/worker/worker-error.ts"
@@ -82,6 +82,33 @@ describe("cache lock", () => {
         expect(n).toBeGreaterThanOrEqual(p.length)
         expect([...x.subarray(0, n)]).toEqual([...y.subarray(0, n)])
         if (n < Math.min(x.length, y.length)) expect(x[n]).not.toBe(y[n])
+      })
+    )
+  })
+
+  it("the byte tracker's reused buffers report what fresh encodings would, body after body", () => {
+    const utf8 = new TextEncoder()
+    // Bodies that grow, shrink, share prefixes and mix ASCII with 2-, 3- and 4-byte characters and lone surrogates.
+    const piece = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "binary", maxLength: 20 }), fc.constantFrom("😀", "\ud83d", "é", "€".repeat(700)))
+    const body = fc.array(piece, { maxLength: 30 }).map((parts) => parts.join(""))
+    fc.assert(
+      fc.property(fc.array(fc.tuple(body, fc.boolean()), { minLength: 1, maxLength: 8 }), (bodies) => {
+        const tracker = new RequestBytesTracker()
+        let previous: Uint8Array | undefined
+        let text = ""
+        bodies.forEach(([next, extend], turn) => {
+          text = extend ? text + next : next
+          const bytes = utf8.encode(text)
+          const report = tracker.measure(turn + 1, text, undefined)
+          expect(report).toEqual({
+            turn: turn + 1,
+            requestBytes: bytes.length,
+            unchangedPrefixBytes: previous === undefined ? 0 : commonPrefixLength(previous, bytes),
+            previousRequestBytes: previous?.length,
+            locked: undefined
+          })
+          previous = bytes
+        })
       })
     )
   })

@@ -68,6 +68,23 @@ describe("history items are immutable", () => {
     expect(isCacheable(mine)).toBe(false)
   })
 
+  it("an owned item's memo is invisible and cannot be copied or forged: copies are owned afresh", () => {
+    const worker = Worker.create({ client: script(), history: [Item.userText("hi")] })
+    const [owned] = worker.history()
+    expect(Reflect.ownKeys(owned as object)).toEqual(["type", "role", "content"])
+    expect(JSON.stringify(owned)).toBe('{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}')
+    // Spread, structuredClone and a Proxy carry no memo: each is read and copied again, not taken as owned.
+    for (const lookalike of [{ ...(owned as Item) }, structuredClone(owned), new Proxy(owned as Item, {})]) {
+      worker.setHistory([lookalike as Item])
+      const [again] = worker.history()
+      expect(again).not.toBe(lookalike)
+      expect(again).toEqual(owned)
+    }
+    // The owned item itself passes through untouched.
+    worker.setHistory([owned as Item])
+    expect(worker.history()[0]).toBe(owned)
+  })
+
   it("values that are not items are refused where they enter", () => {
     const worker = Worker.create({ client: script() })
     expect(() => worker.pushItem({ type: "message", role: "system", content: [] } as never)).toThrow(TypeError)

@@ -210,8 +210,8 @@ class AnthropicFold implements HistoryFold<AnthropicState> {
   #appended: number
   #role: Role | undefined
   // The open message's results and blocks are kept apart until it closes (results go first).
-  readonly #results: Array<string>
-  readonly #blocks: Array<string>
+  #results: Array<string>
+  #blocks: Array<string>
   #last: BlockText | undefined
   #lastIsResult: boolean
   #lastMarked: boolean
@@ -236,8 +236,9 @@ class AnthropicFold implements HistoryFold<AnthropicState> {
     const message = openMessage(this.#role, this.#results, this.#blocks)
     this.#closed = this.#closed === "" ? message : `${this.#closed},${message}`
     this.#appended++
-    this.#results.length = 0
-    this.#blocks.length = 0
+    // Fresh arrays rather than `length = 0`: truncating through the length setter is a slow builtin call.
+    if (this.#results.length > 0) this.#results = []
+    if (this.#blocks.length > 0) this.#blocks = []
   }
   add(items: ReadonlyArray<Item>, position: number): void {
     for (const block of this.fragments.fragment(items, position, position + 1, this.#context, itemBlocks, undefined)) {

@@ -1,10 +1,12 @@
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextDepth } from "../../schema/json-depth.ts"
 import type { FunctionCallItem } from "../item.ts"
+import { memoOf } from "../item-memo.ts"
 import { type JsonBodyValue, rawJson } from "../json-body.ts"
 
 /**
- * History items are reused request after request, so each call's check is done once. The text checked is kept
- * with the answer: an item a caller built and later edited in place must not be sent with a stale verdict.
+ * History items are reused request after request, so each call's check is done once: in the memo of an item the
+ * Worker owns (it never changes), else here. The text checked is kept with the answer: an item a caller built
+ * and later edited in place must not be sent with a stale verdict.
  */
 const checked = new WeakMap<FunctionCallItem, { readonly text: string; readonly result: ArgumentsObject }>()
 
@@ -24,20 +26,23 @@ export type ArgumentsObject =
  * hostile text cannot cost more than one linear scan.
  */
 export const argumentsObject = (call: FunctionCallItem): ArgumentsObject => {
+  const memo = memoOf(call)
+  if (memo !== undefined) return (memo.argumentsChecked ??= checkArguments(call.arguments)) as ArgumentsObject
   const text = call.arguments
   let entry = checked.get(call)
   if (entry === undefined || entry.text !== text) {
-    const result: ArgumentsObject =
-      jsonTextDepth(text, DEFAULT_MAX_JSON_DEPTH) > DEFAULT_MAX_JSON_DEPTH
-        ? { ok: false, reason: "too_deep" }
-        : isJsonObjectText(text)
-          ? { ok: true, value: rawJson(text) }
-          : { ok: false, reason: "not_object" }
-    entry = { text, result }
+    entry = { text, result: checkArguments(text) }
     checked.set(call, entry)
   }
   return entry.result
 }
+
+const checkArguments = (text: string): ArgumentsObject =>
+  jsonTextDepth(text, DEFAULT_MAX_JSON_DEPTH) > DEFAULT_MAX_JSON_DEPTH
+    ? { ok: false, reason: "too_deep" }
+    : isJsonObjectText(text)
+      ? { ok: true, value: rawJson(text) }
+      : { ok: false, reason: "not_object" }
 
 /** The warning text for arguments that go back as `{}`; the call id is quoted by the caller. */
 export const argumentsFallbackReason = (reason: "not_object" | "too_deep"): string =>

@@ -10,6 +10,7 @@ import { makeGeminiScheme, uncachedGeminiScheme } from "../../../src/llm/schemes
 import { GENERATED_CALL_ID_PREFIX } from "../../../src/llm/schemes/gemini-decoder.ts"
 import { makeOpenAiChatScheme, uncachedOpenAiChatScheme } from "../../../src/llm/schemes/openai-chat.ts"
 import { openAiResponsesScheme, uncachedOpenAiResponsesScheme } from "../../../src/llm/schemes/openai-responses.ts"
+import { ownItem } from "../../../src/worker/owned-items.ts"
 import { readFile, weather } from "./support/tool-specs.ts"
 
 /**
@@ -82,8 +83,13 @@ const item: fc.Arbitrary<Item> = fc.oneof(
     .map(({ text: t, data }): Item => ({ type: "reasoning", text: t, ...(data === undefined ? {} : { data }) }))
 )
 
-/** Frozen (cacheable, like the Worker's) or left plain (a caller's own object, never cached). */
-const poolItem = fc.tuple(item, fc.boolean()).map(([value, plain]) => (plain ? value : deepFreeze(value)))
+/**
+ * Owned (the Worker's own copy, whose fragments and prefix states live in its memo), deep-frozen by a caller
+ * (cacheable once walked; its fragments live in the caches' WeakMaps) or left plain (never cached).
+ */
+const poolItem = fc
+  .tuple(item, fc.constantFrom("owned", "frozen", "plain"))
+  .map(([value, kind]) => (kind === "owned" ? ownItem(value) : kind === "frozen" ? deepFreeze(value) : value))
 
 const frozenTools = (list: ReadonlyArray<ToolSpec>): ReadonlyArray<ToolSpec> => deepFreeze([...list])
 /** Tool sets: the same frozen arrays again and again (cached name maps), a renaming swap, none, a plain array. */
@@ -172,7 +178,7 @@ describe("fragment cache", () => {
           const scheme = cached()
           let history: ReadonlyArray<Item> = long ? LONG_BASE : []
           for (const spec of requests) {
-            // Long histories are where earlier requests' folds are resumed (decision 0028: 32 items or more).
+            // Earlier requests' folds are resumed from 2 items on (decisions 0028, 0079); long ones hold many states.
             const request = toRequest(pool, spec, grow ? history : long ? LONG_BASE : [])
             history = request.items
             const body = uncached.encodeRequest(request)
@@ -200,6 +206,22 @@ describe("fragment cache", () => {
         const block = (JSON.parse(body) as { messages: Array<{ content: Array<Record<string, unknown>> }> }).messages[1]?.content[0]
         expect(block).toEqual({ ...(JSON.parse(json) as object), cache_control: { type: "ephemeral" } })
       }
+    }
+  })
+
+  it("owned items encoded by several scheme instances in turn: each instance keeps its own fragments and states", () => {
+    // The first instance to cache an owned item keeps its entries in the item's memo, the others in their WeakMaps:
+    // neither may ever serve the other's bytes (echoReasoning changes an assistant message's bytes).
+    const history = [
+      ...LONG_BASE.slice(0, 4),
+      { type: "reasoning", text: "thought", data: { provider: "openai", id: "rs_1" } },
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "a" }] },
+      ...LONG_BASE.slice(4, 12)
+    ].map((item) => ownItem(item))
+    const pairs = PAIRS.map(([, cached, uncached]) => [cached(), uncached] as const)
+    for (let length = 1; length <= history.length; length++) {
+      const request: Request = { model: "m", items: history.slice(0, length), tools: TOOL_SETS[0] as ReadonlyArray<ToolSpec>, config: {} }
+      for (const [cached, uncached] of pairs) expect(cached.encodeRequest(request)).toBe(uncached.encodeRequest(request))
     }
   })
 
