@@ -1,0 +1,125 @@
+/**
+ * The transport works a read at a time: one read completes a batch of events. Handing each event over as its own
+ * async-generator step costs a generator resume, an `await` and a promise per event at every generator level (the
+ * retry loop and the attempt are two), which made the whole client path half as fast as decoding (decision 0075).
+ * The transport's generators therefore yield batches, and `eventsOf` hands their events over one `next()` at a
+ * time with an already-settled promise.
+ */
+
+/** The events one step of the transport completed. */
+export interface EventBatch<E> {
+  readonly events: ReadonlyArray<E>
+  /**
+   * Events read off the wire, which a cancel signal stops between one and the next (the consumer may cancel
+   * while handling one); the closing events after a failure or the end are delivered whatever the signal says.
+   */
+  readonly cancellable: boolean
+}
+
+const DONE: IteratorReturnResult<void> = { value: undefined, done: true }
+
+/**
+ * The events of `batches` one by one, as an async generator would yield them. Before each event of a
+ * cancellable batch, `cancelled()` is asked: when it returns an error, the batches' generator is closed (its
+ * `finally` blocks run: the request is aborted) and `next()` rejects with that error. Stopping early
+ * (`return()`, a `break` out of `for await`) closes the batches' generator too. Calls are served in order even
+ * when a caller does not wait for one `next()` before the next.
+ */
+export const eventsOf = <E>(
+  batches: AsyncGenerator<EventBatch<E>, void, undefined>,
+  cancelled: () => Error | undefined
+): AsyncGenerator<E, void, undefined> => {
+  let events: ReadonlyArray<E> = []
+  let at = 0
+  let cancellable = false
+  let finished = false
+  /** Calls not yet settled; while one is, a later call waits for it (`last`) rather than racing it. */
+  let busy = 0
+  let last: Promise<unknown> = Promise.resolve()
+
+  const finish = (): void => {
+    finished = true
+    events = []
+    at = 0
+  }
+
+  /** Ends the iteration early: the batches' generator is closed, so its `finally` blocks run. */
+  const close = async (): Promise<void> => {
+    finish()
+    await batches.return(undefined)
+  }
+
+  const step = async (): Promise<IteratorResult<E, void>> => {
+    for (;;) {
+      if (finished) return DONE
+      if (at < events.length) {
+        const error = cancellable ? cancelled() : undefined
+        if (error !== undefined) {
+          await close()
+          throw error
+        }
+        return { value: events[at++] as E, done: false }
+      }
+      let next: IteratorResult<EventBatch<E>, void>
+      try {
+        next = await batches.next()
+      } catch (error) {
+        finish()
+        throw error
+      }
+      if (next.done === true) {
+        finish()
+        return DONE
+      }
+      events = next.value.events
+      cancellable = next.value.cancellable
+      at = 0
+    }
+  }
+
+  const queued = <T>(run: () => Promise<T>): Promise<T> => {
+    busy++
+    const started = busy === 1 ? run() : last.then(run, run)
+    const result = started.then(
+      (value) => {
+        busy--
+        return value
+      },
+      (error: unknown) => {
+        busy--
+        throw error
+      }
+    )
+    last = result
+    return result
+  }
+
+  const iterator: AsyncGenerator<E, void, undefined> = {
+    next: () => {
+      // The common case: one caller waiting for each step, an event at hand: a settled promise, nothing queued.
+      if (busy === 0 && !finished && at < events.length && !(cancellable && cancelled() !== undefined)) {
+        return Promise.resolve({ value: events[at++] as E, done: false })
+      }
+      return queued(step)
+    },
+    return: (value?: void | PromiseLike<void>) =>
+      queued(async () => {
+        await close()
+        await value
+        return DONE
+      }),
+    throw: (error?: unknown) =>
+      queued(async () => {
+        await close()
+        throw error
+      }),
+    [Symbol.asyncIterator]() {
+      return iterator
+    },
+    // `await using` closes it like `return()` (Node 20 defines the symbol; its own generators lack the method).
+    [Symbol.asyncDispose]: async () => {
+      await iterator.return(undefined)
+    }
+  }
+  return iterator
+}
