@@ -49,47 +49,55 @@ export const eventsOf = <E>(
     await batches.return(undefined)
   }
 
-  const step = async (): Promise<IteratorResult<E, void>> => {
-    for (;;) {
-      if (finished) return DONE
-      if (at < events.length) {
-        const error = cancellable ? cancelled() : undefined
-        if (error !== undefined) {
-          await close()
-          throw error
-        }
-        return { value: events[at++] as E, done: false }
-      }
-      let next: IteratorResult<EventBatch<E>, void>
-      try {
-        next = await batches.next()
-      } catch (error) {
-        finish()
-        throw error
-      }
-      if (next.done === true) {
-        finish()
-        return DONE
-      }
-      events = next.value.events
-      cancellable = next.value.cancellable
-      at = 0
+  // A batch arrived: its first event, or the next batch's when it is empty. Runs before the caller's promise
+  // settles, so `busy` is already down when the caller asks again.
+  const onBatch = (next: IteratorResult<EventBatch<E>, void>): IteratorResult<E, void> | Promise<IteratorResult<E, void>> => {
+    if (next.done === true) {
+      busy--
+      finish()
+      return DONE
     }
+    events = next.value.events
+    cancellable = next.value.cancellable
+    at = 0
+    if (events.length === 0) return batches.next().then(onBatch, onFailure)
+    return fromBatch()
   }
 
-  const queued = <T>(run: () => Promise<T>): Promise<T> => {
+  const onFailure = (error: unknown): never => {
+    busy--
+    finish()
+    throw error
+  }
+
+  // The next event of the current batch; cancellation closes the batches first and rejects.
+  const fromBatch = (): IteratorResult<E, void> | Promise<IteratorResult<E, void>> => {
+    const error = cancellable ? cancelled() : undefined
+    if (error !== undefined) {
+      finish()
+      return batches.return(undefined).then(
+        () => onFailure(error),
+        () => onFailure(error)
+      )
+    }
+    busy--
+    return { value: events[at++] as E, done: false }
+  }
+
+  // Each call: an event at hand, or the next batch; `busy` counts calls whose result has not settled yet.
+  const step = (): Promise<IteratorResult<E, void>> => {
+    if (finished) {
+      busy--
+      return Promise.resolve(DONE)
+    }
+    if (at < events.length) return Promise.resolve(fromBatch())
+    return batches.next().then(onBatch, onFailure)
+  }
+
+  const queued = (run: () => Promise<IteratorResult<E, void>>): Promise<IteratorResult<E, void>> => {
+    // Only a caller that did not wait for the previous call waits here, behind it.
+    const result = busy === 0 ? run() : last.then(run, run)
     busy++
-    const started = busy === 1 ? run() : last.then(run, run)
-    const result = started.then(
-      (value) => {
-        busy--
-        return value
-      },
-      (error: unknown) => {
-        busy--
-        throw error
-      }
-    )
     last = result
     return result
   }
@@ -104,13 +112,21 @@ export const eventsOf = <E>(
     },
     return: (value?: void | PromiseLike<void>) =>
       queued(async () => {
-        await close()
-        await value
-        return DONE
+        try {
+          await close()
+          await value
+          return DONE
+        } finally {
+          busy--
+        }
       }),
     throw: (error?: unknown) =>
       queued(async () => {
-        await close()
+        try {
+          await close()
+        } finally {
+          busy--
+        }
         throw error
       }),
     [Symbol.asyncIterator]() {
