@@ -15,6 +15,7 @@ import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { createSseParser } from "../sse.ts"
 import { connectionRefusedMessage, isConnectionRefused } from "./connection-refused.ts"
 import { eventsOf } from "./event-batches.ts"
+import { createUtf8Reads } from "./utf8-reads.ts"
 import type { EventBatch } from "./event-batches.ts"
 import { printable, shownUrl } from "./printable.ts"
 import { readCapped } from "./read-capped.ts"
@@ -274,7 +275,7 @@ async function* runAttempt(
 
     timer.start("first_event", options.timeouts.firstEventMs)
     reader = response.body.getReader()
-    const text = new TextDecoder()
+    const text = createUtf8Reads()
     const sse = createSseParser(limits.maxEventChars)
     const decoder = call.decoder({ limits })
     const meter = new ResponseMeter(limits)
@@ -343,7 +344,7 @@ async function* runAttempt(
       if (chunk.done) break
       let messages
       try {
-        messages = sse.feed(text.decode(chunk.value, { stream: true }))
+        messages = sse.feed(text.decode(chunk.value))
       } catch (cause) {
         const failure = new AttemptFailure(classifyRejection(cause, signal, timer), false)
         yield closingBefore(failure)
