@@ -11,6 +11,7 @@ import { ResponseCallIds } from "./call-ids.ts"
 import { GeminiPartialArgs } from "./gemini-partial-args.ts"
 import { quote } from "../../schema/quote.ts"
 import type { GeminiPart, GeminiStreamChunk, GeminiUsageMetadata } from "./gemini-wire.ts"
+import { geminiTextShape } from "./gemini-text-shape.ts"
 
 /**
  * Call ids this library made up for function calls Gemini sent without one. The request encoder recognises the
@@ -87,17 +88,25 @@ const neutralGeminiUsage = (usage: GeminiUsageMetadata): Usage => {
 
 /**
  * Each chunk's usageMetadata is a snapshot of the counts so far; some chunks carry only `trafficType`. Later
- * non-null fields win, so such a chunk does not erase the counts.
+ * non-null fields win, so such a chunk does not erase the counts. Gemini sends usage with every chunk, so the
+ * fields are gathered in a map as they come (the keys are the provider's, "__proto__" included: a map, not
+ * assignment) and made into one object when usage is reported; rebuilding the object per chunk was half the
+ * decoder's time (decision 0075).
  */
-const mergeUsage = (base: GeminiUsageMetadata | undefined, next: unknown): GeminiUsageMetadata | undefined => {
-  if (typeof next !== "object" || next === null || Array.isArray(next)) return base
-  // fromEntries (later entries win) rather than assignment: the keys are the provider's, "__proto__" included.
-  return Object.fromEntries(
-    [...Object.entries(base ?? {}), ...Object.entries(next)].filter((entry) => entry[1] !== null && entry[1] !== undefined)
-  )
+const mergeUsage = (fields: Map<string, unknown> | undefined, next: unknown): Map<string, unknown> | undefined => {
+  if (typeof next !== "object" || next === null || Array.isArray(next)) return fields
+  const merged = fields ?? new Map<string, unknown>()
+  for (const key of Object.keys(next)) {
+    const value = (next as Record<string, unknown>)[key]
+    if (value !== null && value !== undefined) merged.set(key, value)
+  }
+  return merged
 }
 
 const parseChunk = (message: SseMessage): GeminiStreamChunk => {
+  // A text chunk, most of a stream, has its candidates read without building them through JSON.parse.
+  const text = geminiTextShape(message.data)
+  if (text !== undefined) return text
   try {
     const parsed: unknown = JSON.parse(message.data)
     if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as GeminiStreamChunk
@@ -146,7 +155,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
   let stopReason: StopReason | undefined
   let finished = false
   let sawFunctionCall = false
-  let usage: GeminiUsageMetadata | undefined
+  let usage: Map<string, unknown> | undefined
 
   const close = (stopReason?: StopReason): Array<Event> => {
     if (current === undefined) return []
@@ -175,8 +184,9 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
 
   const takeUsage = (): Array<Event> => {
     if (usage === undefined) return []
-    const raw = boundedRawUsage(usage)
-    const event: Event = { type: "usage", ...neutralGeminiUsage(usage), ...(raw === undefined ? {} : { raw }) }
+    const whole: GeminiUsageMetadata = Object.fromEntries(usage)
+    const raw = boundedRawUsage(whole)
+    const event: Event = { type: "usage", ...neutralGeminiUsage(whole), ...(raw === undefined ? {} : { raw }) }
     usage = undefined
     return [event]
   }
