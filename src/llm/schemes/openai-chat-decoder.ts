@@ -10,6 +10,7 @@ import { ResponseCallIds } from "./call-ids.ts"
 import { BlockTracker } from "./openai-block-tracker.ts"
 import { CHAT_USAGE, usageEvent } from "./openai-usage.ts"
 import { codeField, isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
+import { chatDeltaShape } from "./openai-delta-shapes.ts"
 import type { JsonRecord } from "./openai-wire.ts"
 
 const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
@@ -183,7 +184,8 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
         complete(out)
         return out
       }
-      const record = parseDataObject(data)
+      // Content and argument deltas, most of a stream, are read without building them through JSON.parse.
+      const record = chatDeltaShape(data) ?? parseDataObject(data)
       if (record === undefined) fail("invalid_response", `chat chunk is not a JSON object: ${data.slice(0, 200)}`, out)
       else chunk(record, out)
       return out

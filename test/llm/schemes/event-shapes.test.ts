@@ -8,6 +8,9 @@ import { anthropicDeltaShape } from "../../../src/llm/schemes/anthropic-delta-sh
 import { createAnthropicDecoder } from "../../../src/llm/schemes/anthropic-decoder.ts"
 import { createGeminiDecoder, GENERATED_CALL_ID_PREFIX } from "../../../src/llm/schemes/gemini-decoder.ts"
 import { geminiTextShape } from "../../../src/llm/schemes/gemini-text-shape.ts"
+import { chatDeltaShape, responsesDeltaShape } from "../../../src/llm/schemes/openai-delta-shapes.ts"
+import { openAiChatScheme } from "../../../src/llm/schemes/openai-chat.ts"
+import { openAiResponsesScheme } from "../../../src/llm/schemes/openai-responses.ts"
 import { createSseParser, parseSseText } from "../../../src/llm/sse.ts"
 import { createUtf8Reads } from "../../../src/llm/transport/utf8-reads.ts"
 
@@ -105,6 +108,71 @@ describe("geminiTextShape", () => {
   })
 })
 
+/** A genuine compact event text with a few random edits: a character inserted, deleted or replaced. */
+const edited = (genuine: fc.Arbitrary<string>) =>
+  fc
+    .tuple(genuine, fc.array(fc.tuple(fc.nat(), fc.nat(2), fc.constantFrom(" ", '"', "\\", ",", "}", "{", "[", "]", ":", "0", "1", "a", "-", "\u0001")), { maxLength: 3 }))
+    .map(([text, edits]) =>
+      edits.reduce((t, [at, how, c]) => {
+        const i = at % (t.length + 1)
+        return how === 0 ? t.slice(0, i) + c + t.slice(i) : how === 1 ? t.slice(0, i) + t.slice(i + 1) : t.slice(0, i) + c + t.slice(i + 1)
+      }, text)
+    )
+
+const chatChunk = fc
+  .tuple(text, fc.nat(9), fc.boolean(), fc.option(fc.constantFrom("default", "auto")), fc.nat(2_000_000_000))
+  .map(([value, index, content, tier, created]) =>
+    JSON.stringify({
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created,
+      model: "gpt-x",
+      ...(tier === null ? {} : { service_tier: tier }),
+      system_fingerprint: "fp_1",
+      choices: [{ index: 0, delta: content ? { content: value } : { tool_calls: [{ index, function: { arguments: value } }] }, logprobs: null, finish_reason: null }],
+      usage: null,
+      obfuscation: "ab"
+    })
+  )
+const responsesEvent = fc.tuple(text, fc.nat(20), fc.boolean(), fc.nat(9999)).map(([value, index, isText, sequence]) =>
+  JSON.stringify(
+    isText
+      ? { type: "response.output_text.delta", item_id: "msg_1", output_index: index, content_index: 0, delta: value, logprobs: [], obfuscation: "Qk", sequence_number: sequence }
+      : { type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: index, delta: value, obfuscation: "Qk", sequence_number: sequence }
+  )
+)
+
+describe("OpenAI delta shapes", () => {
+  it("give what JSON.parse gives, or nothing, on genuine and edited events (property)", () => {
+    fc.assert(fc.property(edited(chatChunk), (d) => agreesWithJsonParse(chatDeltaShape, d)), { numRuns: 3000 })
+    fc.assert(fc.property(edited(responsesEvent), (d) => agreesWithJsonParse(responsesDeltaShape, d)), { numRuns: 3000 })
+  })
+
+  it("recognise the compact deltas OpenAI sends", () => {
+    // OpenAI's own order, with service_tier, and a call among the first eight (the shapes kept ready).
+    const openAiOwn = chatChunk.filter((d) => d.includes('"service_tier"') && !/"tool_calls":\[\{"index":[89]/.test(d))
+    fc.assert(
+      fc.property(openAiOwn, (d) => {
+        expect(chatDeltaShape(d)).toStrictEqual(JSON.parse(d))
+      })
+    )
+    fc.assert(
+      fc.property(responsesEvent, (d) => {
+        expect(responsesDeltaShape(d)).toStrictEqual(JSON.parse(d))
+      })
+    )
+  })
+
+  it("edited Anthropic and Gemini events too (property)", () => {
+    const anthropic = fc.tuple(text, fc.nat(9)).map(([value, index]) => JSON.stringify({ type: "content_block_delta", index, delta: { type: "text_delta", text: value } }))
+    const gemini = fc.tuple(text, fc.nat(99)).map(([value, n]) =>
+      JSON.stringify({ candidates: [{ content: { parts: [{ text: value }], role: "model" }, index: 0 }], usageMetadata: { promptTokenCount: n, promptTokensDetails: [{ modality: "TEXT", tokenCount: n }] }, modelVersion: "g" })
+    )
+    fc.assert(fc.property(edited(anthropic), (d) => agreesWithJsonParse(anthropicDeltaShape, d)), { numRuns: 2000 })
+    fc.assert(fc.property(edited(gemini), (d) => agreesWithJsonParse(geminiTextShape, d)), { numRuns: 2000 })
+  })
+})
+
 /** Cuts bytes at the given points into consecutive reads. */
 const cut = (bytes: Uint8Array, points: ReadonlyArray<number>): ReadonlyArray<Uint8Array> => {
   const at = [...new Set(points.map((p) => p % (bytes.length + 1)))].sort((a, b) => a - b)
@@ -176,6 +244,61 @@ describe("decoders on the transport's path against the reference path (property)
         expect(transportPath(createAnthropicDecoder(), reads)).toEqual(referencePath(createAnthropicDecoder(), reads))
       }),
       { numRuns: 300 }
+    )
+  })
+
+  it("openai-chat", () => {
+    const step = fc.tuple(fc.boolean(), fc.nat(1), text)
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 12 }), cuts, (steps, points) => {
+        const chunk = (delta: unknown, finish: string | null = null) => ({
+          id: "chatcmpl-1",
+          object: "chat.completion.chunk",
+          created: 1767225600,
+          model: "gpt-x",
+          service_tier: "default",
+          system_fingerprint: "fp_1",
+          choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+          usage: null,
+          obfuscation: "ab"
+        })
+        const events = [
+          { data: chunk({ role: "assistant", content: "" }) },
+          { data: chunk({ tool_calls: [{ index: 0, id: "call_0", type: "function", function: { name: "f", arguments: "" } }] }) },
+          { data: chunk({ tool_calls: [{ index: 1, id: "call_1", type: "function", function: { name: "g", arguments: "" } }] }) },
+          ...steps.map(([content, index, value]) => ({ data: chunk(content ? { content: value } : { tool_calls: [{ index, function: { arguments: value } }] }) })),
+          { data: chunk({}, "tool_calls") }
+        ]
+        const reads = cut(new TextEncoder().encode(new TextDecoder().decode(sse(events)) + "data: [DONE]\n\n"), points)
+        expect(transportPath(openAiChatScheme.decoder(), reads)).toEqual(referencePath(openAiChatScheme.decoder(), reads))
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  it("openai-responses", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), text), { maxLength: 12 }), cuts, (steps, points) => {
+        let sequence = 0
+        const named = (data: Record<string, unknown>) => ({ name: data["type"] as string, data: { ...data, sequence_number: sequence++ } })
+        const events = [
+          named({ type: "response.created", response: { id: "resp_1", status: "in_progress", output: [] } }),
+          named({ type: "response.output_item.added", output_index: 0, item: { id: "msg_1", type: "message", status: "in_progress", content: [], role: "assistant" } }),
+          named({ type: "response.content_part.added", item_id: "msg_1", output_index: 0, content_index: 0, part: { type: "output_text", annotations: [], text: "" } }),
+          named({ type: "response.output_item.added", output_index: 1, item: { id: "fc_1", type: "function_call", status: "in_progress", arguments: "", call_id: "call_1", name: "f" } }),
+          ...steps.map(([isText, value]) =>
+            named(
+              isText
+                ? { type: "response.output_text.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta: value, logprobs: [], obfuscation: "Qk" }
+                : { type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: 1, delta: value, obfuscation: "Qk" }
+            )
+          ),
+          named({ type: "response.completed", response: { id: "resp_1", status: "completed", output: [], usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 } } })
+        ]
+        const reads = cut(sse(events), points)
+        expect(transportPath(openAiResponsesScheme.decoder(), reads)).toEqual(referencePath(openAiResponsesScheme.decoder(), reads))
+      }),
+      { numRuns: 200 }
     )
   })
 
