@@ -12,7 +12,6 @@ import { neutralUsage } from "../usage.ts"
 import { quote } from "../../schema/quote.ts"
 import { ResponseCallIds } from "./call-ids.ts"
 import type { AnthropicContentBlock, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-wire.ts"
-import { anthropicDeltaShape } from "./anthropic-delta-shape.ts"
 
 /** What the decoder remembers about one open content block, keyed by Anthropic's block index. */
 interface OpenBlock {
@@ -87,9 +86,6 @@ const secondStart = (first: string | undefined, second: string | undefined): str
     : `(${second === undefined ? "no id" : quote(second)} after ${first === undefined ? "one without an id" : quote(first)})`
 
 const parseEvent = (message: SseMessage): AnthropicStreamEvent => {
-  // Text and argument deltas, nearly every event of a stream, are read without building them through JSON.parse.
-  const delta = anthropicDeltaShape(message.data)
-  if (delta !== undefined) return delta
   try {
     const parsed: unknown = JSON.parse(message.data)
     if (typeof parsed === "object" && parsed !== null && typeof (parsed as { type?: unknown }).type === "string") {

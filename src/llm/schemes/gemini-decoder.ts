@@ -11,7 +11,6 @@ import { ResponseCallIds } from "./call-ids.ts"
 import { GeminiPartialArgs } from "./gemini-partial-args.ts"
 import { quote } from "../../schema/quote.ts"
 import type { GeminiPart, GeminiStreamChunk, GeminiUsageMetadata } from "./gemini-wire.ts"
-import { geminiTextShape } from "./gemini-text-shape.ts"
 
 /**
  * Call ids this library made up for function calls Gemini sent without one. The request encoder recognises the
@@ -104,9 +103,6 @@ const mergeUsage = (fields: Map<string, unknown> | undefined, next: unknown): Ma
 }
 
 const parseChunk = (message: SseMessage): GeminiStreamChunk => {
-  // A text chunk, most of a stream, has its candidates read without building them through JSON.parse.
-  const text = geminiTextShape(message.data)
-  if (text !== undefined) return text
   try {
     const parsed: unknown = JSON.parse(message.data)
     if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as GeminiStreamChunk

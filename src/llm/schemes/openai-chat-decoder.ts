@@ -10,7 +10,6 @@ import { ResponseCallIds } from "./call-ids.ts"
 import { BlockTracker } from "./openai-block-tracker.ts"
 import { CHAT_USAGE, usageEvent } from "./openai-usage.ts"
 import { codeField, isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
-import { chatDeltaShape } from "./openai-delta-shapes.ts"
 import type { JsonRecord } from "./openai-wire.ts"
 
 const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
@@ -184,8 +183,7 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
         complete(out)
         return out
       }
-      // Content and argument deltas, most of a stream, are read without building them through JSON.parse.
-      const record = chatDeltaShape(data) ?? parseDataObject(data)
+      const record = parseDataObject(data)
       if (record === undefined) fail("invalid_response", `chat chunk is not a JSON object: ${data.slice(0, 200)}`, out)
       else chunk(record, out)
       return out

@@ -6,7 +6,6 @@ import { ResponseCallIds } from "./call-ids.ts"
 import { BlockTracker } from "./openai-block-tracker.ts"
 import { RESPONSES_USAGE, usageEvent } from "./openai-usage.ts"
 import { codeField, isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
-import { responsesDeltaShape } from "./openai-delta-shapes.ts"
 import type { JsonRecord } from "./openai-wire.ts"
 
 const INCOMPLETE_REASONS: Readonly<Record<string, StopReason>> = {
@@ -449,8 +448,7 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
     push(message) {
       if (done) return []
       const out: Array<Event> = []
-      // Text and argument deltas, most of a stream, are read without building them through JSON.parse.
-      const record = responsesDeltaShape(message.data) ?? parseDataObject(message.data)
+      const record = parseDataObject(message.data)
       if (record === undefined) {
         fail("invalid_response", `responses event is not a JSON object: ${message.data.slice(0, 200)}`, out)
         return out
