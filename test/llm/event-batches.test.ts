@@ -51,19 +51,22 @@ const collect = async (events: AsyncIterable<number>, onEvent: (event: number) =
   }
 }
 
+/** A single source that is never retried: its failure is the caller's. */
+const once = (src: Source) => [() => src.batches, (error: unknown) => Promise.reject(error)] as const
+
 const batch = (events: ReadonlyArray<number>, cancellable = true): EventBatch<number> => ({ events, cancellable })
 
 describe("eventsOf", () => {
   it("hands over every event of every batch in order, empty batches skipped", async () => {
     const src = source([batch([1, 2]), batch([]), batch([3]), batch([4, 5], false)])
-    expect(await collect(eventsOf(src.batches, () => undefined))).toEqual({ out: [1, 2, 3, 4, 5], error: undefined })
+    expect(await collect(eventsOf(...once(src), () => undefined))).toEqual({ out: [1, 2, 3, 4, 5], error: undefined })
     expect(src.closed()).toBe(true)
   })
 
   it("delivers a batch before the failure that followed it, then is done", async () => {
     const boom = new Error("boom")
     const src = source([batch([1, 2])], boom)
-    const events = eventsOf(src.batches, () => undefined)
+    const events = eventsOf(...once(src), () => undefined)
     expect(await collect(events)).toEqual({ out: [1, 2], error: boom })
     expect(await events.next()).toEqual({ value: undefined, done: true })
   })
@@ -72,7 +75,7 @@ describe("eventsOf", () => {
     let aborted = false
     const cancelled = () => (aborted ? new Error("cancelled") : undefined)
     const src = source([batch([1, 2, 3]), batch([4])])
-    const result = await collect(eventsOf(src.batches, cancelled), (event) => {
+    const result = await collect(eventsOf(...once(src), cancelled), (event) => {
       if (event === 1) aborted = true
     })
     expect(result.out).toEqual([1])
@@ -81,7 +84,7 @@ describe("eventsOf", () => {
 
     aborted = false
     const closing = source([batch([1]), batch([2, 3], false)])
-    const delivered = await collect(eventsOf(closing.batches, cancelled), () => {
+    const delivered = await collect(eventsOf(...once(closing), cancelled), () => {
       aborted = true
     })
     expect(delivered).toEqual({ out: [1, 2, 3], error: undefined })
@@ -89,13 +92,31 @@ describe("eventsOf", () => {
 
   it("closes the source when the consumer stops early", async () => {
     const src = source([batch([1, 2, 3]), batch([4])])
-    for await (const event of eventsOf(src.batches, () => undefined)) if (event === 2) break
+    for await (const event of eventsOf(...once(src), () => undefined)) if (event === 2) break
     expect(src.closed()).toBe(true)
+  })
+
+  it("goes on with the batches a retry gives after a failure, and ends with the error a retry refuses with", async () => {
+    const first = source([batch([1])], new Error("dropped"))
+    const second = source([batch([2, 3])], new Error("dropped again"))
+    const errors: Array<string> = []
+    const retry = async (error: unknown) => {
+      errors.push((error as Error).message)
+      if (errors.length === 1) return second.batches
+      throw new Error("gave up")
+    }
+    const result = await collect(eventsOf(() => first.batches, retry, () => undefined))
+    expect(result.out).toEqual([1, 2, 3])
+    expect((result.error as Error).message).toBe("gave up")
+    expect(errors).toEqual(["dropped", "dropped again"])
+    expect(first.closed() && second.closed()).toBe(true)
+    const refused = await collect(eventsOf(() => { throw new Error("not started") }, retry, () => undefined))
+    expect(refused).toEqual({ out: [], error: new Error("not started") })
   })
 
   it("serves calls that do not wait for each other in order", async () => {
     const src = source([batch([1]), batch([]), batch([2, 3]), batch([4])])
-    const events = eventsOf(src.batches, () => undefined)
+    const events = eventsOf(...once(src), () => undefined)
     const results = await Promise.all([events.next(), events.next(), events.next(), events.next(), events.next(), events.next()])
     expect(results.map((r) => (r.done === true ? "done" : r.value))).toEqual([1, 2, 3, 4, "done", "done"])
   })
@@ -111,7 +132,7 @@ describe("eventsOf", () => {
           const result = await collect(make(src, cancelled), () => void seen++)
           return { out: result.out, error: (result.error as Error | undefined)?.message, closed: src.closed() }
         }
-        expect(await run((src, cancelled) => eventsOf(src.batches, cancelled))).toEqual(await run(reference))
+        expect(await run((src, cancelled) => eventsOf(...once(src), cancelled))).toEqual(await run(reference))
       }),
       { numRuns: 200 }
     )

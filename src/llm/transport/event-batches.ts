@@ -18,17 +18,24 @@ export interface EventBatch<E> {
 
 const DONE: IteratorReturnResult<void> = { value: undefined, done: true }
 
+/** One source of batches: the transport's attempt at the request. */
+export type Batches<E> = AsyncGenerator<EventBatch<E>, void, undefined>
+
 /**
- * The events of `batches` one by one, as an async generator would yield them. Before each event of a
- * cancellable batch, `cancelled()` is asked: when it returns an error, the batches' generator is closed (its
- * `finally` blocks run: the request is aborted) and `next()` rejects with that error. Stopping early
- * (`return()`, a `break` out of `for await`) closes the batches' generator too. Calls are served in order even
- * when a caller does not wait for one `next()` before the next.
+ * The events of the batches `start()` gives, one by one, as an async generator would yield them. When the
+ * batches fail, `retry(error)` gives the batches to go on with (the next attempt; it rejects with the error the
+ * caller gets instead) — so the retry loop costs nothing per batch, where a generator delegating to each attempt
+ * would cost a step per batch. Before each event of a cancellable batch, `cancelled()` is asked: when it returns
+ * an error, the batches' generator is closed (its `finally` blocks run: the request is aborted) and `next()`
+ * rejects with that error. Stopping early (`return()`, a `break` out of `for await`) closes the batches'
+ * generator too. Calls are served in order even when a caller does not wait for one `next()` before the next.
  */
 export const eventsOf = <E>(
-  batches: AsyncGenerator<EventBatch<E>, void, undefined>,
+  start: () => Batches<E>,
+  retry: (error: unknown) => Promise<Batches<E>>,
   cancelled: () => Error | undefined
 ): AsyncGenerator<E, void, undefined> => {
+  let batches: Batches<E> | undefined
   let events: ReadonlyArray<E> = []
   let at = 0
   let cancellable = false
@@ -46,7 +53,17 @@ export const eventsOf = <E>(
   /** Ends the iteration early: the batches' generator is closed, so its `finally` blocks run. */
   const close = async (): Promise<void> => {
     finish()
-    await batches.return(undefined)
+    await batches?.return(undefined)
+  }
+
+  // The batches to read from: started at the first call (a refusal to start rejects that call).
+  const pull = (): Promise<IteratorResult<E, void>> => {
+    try {
+      batches ??= start()
+    } catch (error) {
+      return Promise.resolve().then(() => onEnd(error))
+    }
+    return batches.next().then(onBatch, onFailure)
   }
 
   // A batch arrived: its first event, or the next batch's when it is empty. Runs before the caller's promise
@@ -60,11 +77,18 @@ export const eventsOf = <E>(
     events = next.value.events
     cancellable = next.value.cancellable
     at = 0
-    if (events.length === 0) return batches.next().then(onBatch, onFailure)
+    if (events.length === 0) return pull()
     return fromBatch()
   }
 
-  const onFailure = (error: unknown): never => {
+  // The batches failed: the next ones `retry` gives, or the end with its error.
+  const onFailure = (error: unknown): Promise<IteratorResult<E, void>> =>
+    retry(error).then((next) => {
+      batches = next
+      return pull()
+    }, onEnd)
+
+  const onEnd = (error: unknown): never => {
     busy--
     finish()
     throw error
@@ -74,10 +98,9 @@ export const eventsOf = <E>(
   const fromBatch = (): IteratorResult<E, void> | Promise<IteratorResult<E, void>> => {
     const error = cancellable ? cancelled() : undefined
     if (error !== undefined) {
-      finish()
-      return batches.return(undefined).then(
-        () => onFailure(error),
-        () => onFailure(error)
+      return close().then(
+        () => onEnd(error),
+        () => onEnd(error)
       )
     }
     busy--
@@ -91,7 +114,7 @@ export const eventsOf = <E>(
       return Promise.resolve(DONE)
     }
     if (at < events.length) return Promise.resolve(fromBatch())
-    return batches.next().then(onBatch, onFailure)
+    return pull()
   }
 
   const queued = (run: () => Promise<IteratorResult<E, void>>): Promise<IteratorResult<E, void>> => {

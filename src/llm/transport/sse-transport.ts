@@ -151,14 +151,7 @@ const mediaType = (contentType: string | null): string | undefined =>
  * signal is checked before each event read off the wire, so a consumer that cancels while handling one sees
  * nothing more of its batch.
  */
-export const streamSse = (call: SseCall, options: TransportOptions, signal?: AbortSignal): AsyncGenerator<Event, void, undefined> =>
-  eventsOf(attempts(call, options, signal), () => (signal?.aborted ? cancelledBy(signal, "The request was cancelled") : undefined))
-
-async function* attempts(
-  call: SseCall,
-  options: TransportOptions,
-  signal: AbortSignal | undefined
-): AsyncGenerator<EventBatch<Event>, void, undefined> {
+export const streamSse = (call: SseCall, options: TransportOptions, signal?: AbortSignal): AsyncGenerator<Event, void, undefined> => {
   const { retry } = options
   const totalMs = options.timeouts.totalMs
   const total = { at: Number.isFinite(totalMs) ? performance.now() + totalMs : Number.POSITIVE_INFINITY, afterMs: totalMs }
@@ -168,30 +161,34 @@ async function* attempts(
       afterMs: totalMs,
       message: `${timeoutMessage({ phase: "total", afterMs: totalMs })}${last === undefined ? "" : `; last attempt: ${last.message}`}`
     })
+  let attempt = 0
+  let progress = { contentYielded: false }
   /** The previous attempt's failure: a total deadline that cuts a later attempt short still says what went wrong. */
   let previous: LlmError | undefined
-  for (let attempt = 0; ; attempt++) {
+  const start = (): AsyncGenerator<EventBatch<Event>, void, undefined> => {
     if (signal?.aborted) throw cancelledBy(signal, "The request was cancelled")
-    const progress = { contentYielded: false }
-    try {
-      yield* runAttempt(call, options, signal, progress, attempt < retry.maxRetries, total)
-      return
-    } catch (thrown) {
-      if (!(thrown instanceof AttemptFailure)) throw thrown
-      const cut = thrown.error._tag === "LlmTimeout" && thrown.error.phase === "total"
-      if (cut && previous !== undefined) throw totalTimeout(previous)
-      previous = thrown.error
-      if (!thrown.retryable || progress.contentYielded || attempt >= retry.maxRetries) throw thrown.error
-      const delay = thrown.retryAfterMs ?? backoffDelayMs(retry, attempt)
-      // A retry that could not even start before the total deadline is not made.
-      if (performance.now() + delay >= total.at) throw totalTimeout(thrown.error)
-      try {
-        await retry.sleep(delay, signal)
-      } catch {
-        throw cancelledBy(signal, "The request was cancelled while waiting to retry")
-      }
-    }
+    progress = { contentYielded: false }
+    return runAttempt(call, options, signal, progress, attempt < retry.maxRetries, total)
   }
+  // An attempt that failed: the next one (after its back-off), or the error the caller gets.
+  const retryAfter = async (thrown: unknown): Promise<AsyncGenerator<EventBatch<Event>, void, undefined>> => {
+    if (!(thrown instanceof AttemptFailure)) throw thrown
+    const cut = thrown.error._tag === "LlmTimeout" && thrown.error.phase === "total"
+    if (cut && previous !== undefined) throw totalTimeout(previous)
+    previous = thrown.error
+    if (!thrown.retryable || progress.contentYielded || attempt >= retry.maxRetries) throw thrown.error
+    const delay = thrown.retryAfterMs ?? backoffDelayMs(retry, attempt)
+    // A retry that could not even start before the total deadline is not made.
+    if (performance.now() + delay >= total.at) throw totalTimeout(thrown.error)
+    try {
+      await retry.sleep(delay, signal)
+    } catch {
+      throw cancelledBy(signal, "The request was cancelled while waiting to retry")
+    }
+    attempt++
+    return start()
+  }
+  return eventsOf(start, retryAfter, () => (signal?.aborted ? cancelledBy(signal, "The request was cancelled") : undefined))
 }
 
 async function* runAttempt(
