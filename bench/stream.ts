@@ -3,8 +3,8 @@
  * response made of genuine transcript events (see support/sse-corpus.ts), delivered in fixed-size chunks.
  *
  * Compared, all in this process on the same bytes and chunks:
- * - ours, decode: TextDecoder → `createSseParser` → the scheme's `StreamDecoder` (synchronous; what the transport
- *   runs per chunk);
+ * - ours, decode: `createUtf8Reads` (the transport's read-by-read UTF-8 decoding) → `createSseParser` → the
+ *   scheme's `StreamDecoder` (synchronous; what the transport runs per chunk);
  * - ours, + timeline: the same events dispatched to a `Timeline` with a `ResponseCollector` (text, tool calls,
  *   reasoning, usage) and the assistant items assembled at the end;
  * - ours, client: `createLlmClient(...).stream()` with a `fetch` that answers with the chunks as a web
@@ -24,6 +24,7 @@ import { geminiScheme } from "#internal/llm/schemes/gemini"
 import { openAiChatScheme } from "#internal/llm/schemes/openai-chat"
 import { openAiResponsesScheme } from "#internal/llm/schemes/openai-responses"
 import { createSseParser } from "#internal/llm/sse"
+import { createUtf8Reads } from "#internal/llm/transport/utf8-reads"
 import { ResponseCollector } from "#internal/timeline/assistant-response"
 import { Timeline } from "#internal/timeline/timeline"
 import { formatBytes, markdownTable, printHeader } from "./support/report.ts"
@@ -55,18 +56,18 @@ const bodyFor = (scheme: SchemeName): Uint8Array => {
 }
 
 const decodeOnly = (scheme: Scheme, chunks: ReadonlyArray<Uint8Array>): number => {
-  const text = new TextDecoder()
+  const text = createUtf8Reads()
   const sse = createSseParser()
   const decoder = scheme.decoder()
   let events = 0
   for (const chunk of chunks) {
-    for (const message of sse.feed(text.decode(chunk, { stream: true }))) events += decoder.push(message).length
+    for (const message of sse.feed(text.decode(chunk))) events += decoder.push(message).length
   }
   return events + decoder.end().length
 }
 
 const decodeWithTimeline = (scheme: Scheme, chunks: ReadonlyArray<Uint8Array>): number => {
-  const text = new TextDecoder()
+  const text = createUtf8Reads()
   const sse = createSseParser()
   const decoder = scheme.decoder()
   const timeline = new Timeline()
@@ -75,7 +76,7 @@ const decodeWithTimeline = (scheme: Scheme, chunks: ReadonlyArray<Uint8Array>): 
     for (const event of events) timeline.dispatch(event)
   }
   for (const chunk of chunks) {
-    for (const message of sse.feed(text.decode(chunk, { stream: true }))) dispatch(decoder.push(message))
+    for (const message of sse.feed(text.decode(chunk))) dispatch(decoder.push(message))
   }
   dispatch(decoder.end())
   timeline.finish()
@@ -128,25 +129,31 @@ const mbps = (bytes: number, ns: number): number => (bytes / ns) * 1e3
 
 /** The decode path cut after each stage, to show which stage costs what. */
 const stages = (scheme: Scheme, chunks: ReadonlyArray<Uint8Array>): ReadonlyArray<readonly [string, () => unknown]> => [
-  ["TextDecoder", () => {
+  ["TextDecoder, stream: true", () => {
     const text = new TextDecoder()
     let chars = 0
     for (const chunk of chunks) chars += text.decode(chunk, { stream: true }).length
     return chars
   }],
+  ["UTF-8 reads (`createUtf8Reads`)", () => {
+    const text = createUtf8Reads()
+    let chars = 0
+    for (const chunk of chunks) chars += text.decode(chunk).length
+    return chars
+  }],
   ["+ SSE parser", () => {
-    const text = new TextDecoder()
+    const text = createUtf8Reads()
     const sse = createSseParser()
     let messages = 0
-    for (const chunk of chunks) messages += sse.feed(text.decode(chunk, { stream: true })).length
+    for (const chunk of chunks) messages += sse.feed(text.decode(chunk)).length
     return messages
   }],
   ["+ JSON.parse of each data", () => {
-    const text = new TextDecoder()
+    const text = createUtf8Reads()
     const sse = createSseParser()
     let parsed = 0
     for (const chunk of chunks) {
-      for (const message of sse.feed(text.decode(chunk, { stream: true }))) if (message.data !== "[DONE]") parsed += JSON.parse(message.data) === null ? 0 : 1
+      for (const message of sse.feed(text.decode(chunk))) if (message.data !== "[DONE]") parsed += JSON.parse(message.data) === null ? 0 : 1
     }
     return parsed
   }],

@@ -87,14 +87,19 @@ const neutralGeminiUsage = (usage: GeminiUsageMetadata): Usage => {
 
 /**
  * Each chunk's usageMetadata is a snapshot of the counts so far; some chunks carry only `trafficType`. Later
- * non-null fields win, so such a chunk does not erase the counts.
+ * non-null fields win, so such a chunk does not erase the counts. Gemini sends usage with every chunk, so the
+ * fields are gathered in a map as they come (the keys are the provider's, "__proto__" included: a map, not
+ * assignment) and made into one object when usage is reported; rebuilding the object per chunk was half the
+ * decoder's time (decision 0075).
  */
-const mergeUsage = (base: GeminiUsageMetadata | undefined, next: unknown): GeminiUsageMetadata | undefined => {
-  if (typeof next !== "object" || next === null || Array.isArray(next)) return base
-  // fromEntries (later entries win) rather than assignment: the keys are the provider's, "__proto__" included.
-  return Object.fromEntries(
-    [...Object.entries(base ?? {}), ...Object.entries(next)].filter((entry) => entry[1] !== null && entry[1] !== undefined)
-  )
+const mergeUsage = (fields: Map<string, unknown> | undefined, next: unknown): Map<string, unknown> | undefined => {
+  if (typeof next !== "object" || next === null || Array.isArray(next)) return fields
+  const merged = fields ?? new Map<string, unknown>()
+  for (const key of Object.keys(next)) {
+    const value = (next as Record<string, unknown>)[key]
+    if (value !== null && value !== undefined) merged.set(key, value)
+  }
+  return merged
 }
 
 const parseChunk = (message: SseMessage): GeminiStreamChunk => {
@@ -146,7 +151,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
   let stopReason: StopReason | undefined
   let finished = false
   let sawFunctionCall = false
-  let usage: GeminiUsageMetadata | undefined
+  let usage: Map<string, unknown> | undefined
 
   const close = (stopReason?: StopReason): Array<Event> => {
     if (current === undefined) return []
@@ -175,8 +180,9 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
 
   const takeUsage = (): Array<Event> => {
     if (usage === undefined) return []
-    const raw = boundedRawUsage(usage)
-    const event: Event = { type: "usage", ...neutralGeminiUsage(usage), ...(raw === undefined ? {} : { raw }) }
+    const whole: GeminiUsageMetadata = Object.fromEntries(usage)
+    const raw = boundedRawUsage(whole)
+    const event: Event = { type: "usage", ...neutralGeminiUsage(whole), ...(raw === undefined ? {} : { raw }) }
     usage = undefined
     return [event]
   }

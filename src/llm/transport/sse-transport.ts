@@ -14,6 +14,9 @@ import type { LlmError } from "../llm-error.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { createSseParser } from "../sse.ts"
 import { connectionRefusedMessage, isConnectionRefused } from "./connection-refused.ts"
+import { eventsOf } from "./event-batches.ts"
+import { createUtf8Reads } from "./utf8-reads.ts"
+import type { EventBatch } from "./event-batches.ts"
 import { printable, shownUrl } from "./printable.ts"
 import { readCapped } from "./read-capped.ts"
 import { backoffDelayMs, isRetryableStatus, isTransientErrorCode, retryAfterMs } from "./retry-policy.ts"
@@ -143,12 +146,12 @@ const mediaType = (contentType: string | null): string | undefined =>
  *
  * Stopping iteration early (`break`) aborts the HTTP request. Requests go through the given `fetch` (the global
  * one by default), which on Node 20 ignores proxy environment variables.
+ *
+ * Internally the attempts yield one batch of events per read, handed over one by one (see `eventsOf`); the
+ * signal is checked before each event read off the wire, so a consumer that cancels while handling one sees
+ * nothing more of its batch.
  */
-export async function* streamSse(
-  call: SseCall,
-  options: TransportOptions,
-  signal?: AbortSignal
-): AsyncGenerator<Event, void, undefined> {
+export const streamSse = (call: SseCall, options: TransportOptions, signal?: AbortSignal): AsyncGenerator<Event, void, undefined> => {
   const { retry } = options
   const totalMs = options.timeouts.totalMs
   const total = { at: Number.isFinite(totalMs) ? performance.now() + totalMs : Number.POSITIVE_INFINITY, afterMs: totalMs }
@@ -158,30 +161,34 @@ export async function* streamSse(
       afterMs: totalMs,
       message: `${timeoutMessage({ phase: "total", afterMs: totalMs })}${last === undefined ? "" : `; last attempt: ${last.message}`}`
     })
+  let attempt = 0
+  let progress = { contentYielded: false }
   /** The previous attempt's failure: a total deadline that cuts a later attempt short still says what went wrong. */
   let previous: LlmError | undefined
-  for (let attempt = 0; ; attempt++) {
+  const start = (): AsyncGenerator<EventBatch<Event>, void, undefined> => {
     if (signal?.aborted) throw cancelledBy(signal, "The request was cancelled")
-    const progress = { contentYielded: false }
-    try {
-      yield* runAttempt(call, options, signal, progress, attempt < retry.maxRetries, total)
-      return
-    } catch (thrown) {
-      if (!(thrown instanceof AttemptFailure)) throw thrown
-      const cut = thrown.error._tag === "LlmTimeout" && thrown.error.phase === "total"
-      if (cut && previous !== undefined) throw totalTimeout(previous)
-      previous = thrown.error
-      if (!thrown.retryable || progress.contentYielded || attempt >= retry.maxRetries) throw thrown.error
-      const delay = thrown.retryAfterMs ?? backoffDelayMs(retry, attempt)
-      // A retry that could not even start before the total deadline is not made.
-      if (performance.now() + delay >= total.at) throw totalTimeout(thrown.error)
-      try {
-        await retry.sleep(delay, signal)
-      } catch {
-        throw cancelledBy(signal, "The request was cancelled while waiting to retry")
-      }
-    }
+    progress = { contentYielded: false }
+    return runAttempt(call, options, signal, progress, attempt < retry.maxRetries, total)
   }
+  // An attempt that failed: the next one (after its back-off), or the error the caller gets.
+  const retryAfter = async (thrown: unknown): Promise<AsyncGenerator<EventBatch<Event>, void, undefined>> => {
+    if (!(thrown instanceof AttemptFailure)) throw thrown
+    const cut = thrown.error._tag === "LlmTimeout" && thrown.error.phase === "total"
+    if (cut && previous !== undefined) throw totalTimeout(previous)
+    previous = thrown.error
+    if (!thrown.retryable || progress.contentYielded || attempt >= retry.maxRetries) throw thrown.error
+    const delay = thrown.retryAfterMs ?? backoffDelayMs(retry, attempt)
+    // A retry that could not even start before the total deadline is not made.
+    if (performance.now() + delay >= total.at) throw totalTimeout(thrown.error)
+    try {
+      await retry.sleep(delay, signal)
+    } catch {
+      throw cancelledBy(signal, "The request was cancelled while waiting to retry")
+    }
+    attempt++
+    return start()
+  }
+  return eventsOf(start, retryAfter, () => (signal?.aborted ? cancelledBy(signal, "The request was cancelled") : undefined))
 }
 
 async function* runAttempt(
@@ -191,7 +198,7 @@ async function* runAttempt(
   progress: { contentYielded: boolean },
   mayRetry: boolean,
   total: { readonly at: number; readonly afterMs: number }
-): AsyncGenerator<Event, void, undefined> {
+): AsyncGenerator<EventBatch<Event>, void, undefined> {
   const limits = options.limits ?? defaultResponseLimits
   const where = shownUrl(call.url)
   const controller = new AbortController()
@@ -265,7 +272,7 @@ async function* runAttempt(
 
     timer.start("first_event", options.timeouts.firstEventMs)
     reader = response.body.getReader()
-    const text = new TextDecoder()
+    const text = createUtf8Reads()
     const sse = createSseParser(limits.maxEventChars)
     const decoder = call.decoder({ limits })
     const meter = new ResponseMeter(limits)
@@ -273,8 +280,8 @@ async function* runAttempt(
     let terminal = false
     let providerError: { readonly code: string; readonly message: string } | undefined
 
-    // Decides where each decoded event goes; returns the events to yield now.
-    const route = (event: Event, fromEnd: boolean): ReadonlyArray<Event> => {
+    // Decides where each decoded event goes; appends the events to hand over now to `out`.
+    const route = (event: Event, fromEnd: boolean, out: Array<Event>): void => {
       // An error from `end()` describes the truncation itself, which is reported as a network error below.
       if (event.type === "error" && !fromEnd) {
         if (mayRetry && !progress.contentYielded && isTransientErrorCode(event.code)) {
@@ -283,10 +290,13 @@ async function* runAttempt(
         providerError ??= { code: event.code, message: event.message }
       }
       if (!fromEnd && isTerminal(event)) terminal = true
-      if (progress.contentYielded) return [event]
+      if (progress.contentYielded) {
+        out.push(event)
+        return
+      }
       if (!isContent(event)) {
         // Keep-alives before content carry nothing the consumer needs: they are not held.
-        if (event.type === "ping") return []
+        if (event.type === "ping") return
         if (held.length >= MAX_HELD_EVENTS) {
           throw new AttemptFailure(
             new LlmProtocolError({ message: `More than ${MAX_HELD_EVENTS} events before any content from ${where}` }),
@@ -294,17 +304,19 @@ async function* runAttempt(
           )
         }
         held.push(event)
-        return []
+        return
       }
       progress.contentYielded = true
-      const out = [...held, event]
+      for (const each of held) out.push(each)
+      out.push(event)
       held = []
-      return out
     }
 
     // The events that close open blocks before a failure the consumer will see.
-    const closingBefore = (failure: AttemptFailure): ReadonlyArray<Event> =>
-      progress.contentYielded && failure.error._tag !== "LlmCancelled" ? decoder.end() : []
+    const closingBefore = (failure: AttemptFailure): EventBatch<Event> => ({
+      events: progress.contentYielded && failure.error._tag !== "LlmCancelled" ? decoder.end() : [],
+      cancellable: false
+    })
 
     // Deadlines measure the server, not the consumer: the clock is paused while an event is being handled (a
     // slow hook must not kill a healthy stream) and resumed before the next read. An event with content re-arms
@@ -323,44 +335,56 @@ async function* runAttempt(
         // Gone quiet after everything a whole response needs: it is over, not failed.
         const expired = timer.expiredPhase?.phase
         if ((expired === "idle" || expired === "first_event") && !signal?.aborted && decoder.isComplete?.() === true) break
-        yield* closingBefore(failure)
+        yield closingBefore(failure)
         throw failure
       }
       if (chunk.done) break
       let messages
       try {
-        messages = sse.feed(text.decode(chunk.value, { stream: true }))
+        messages = sse.feed(text.decode(chunk.value))
       } catch (cause) {
         const failure = new AttemptFailure(classifyRejection(cause, signal, timer), false)
-        yield* closingBefore(failure)
+        yield closingBefore(failure)
         throw failure
       }
-      for (const message of messages) {
-        if (isEmptyMessage(message)) continue
-        let events: ReadonlyArray<Event>
-        try {
-          events = decoder.push(message)
-          for (const event of events) meter.check(event)
-        } catch (cause) {
-          const error = isLlmError(cause) ? cause : new LlmProtocolError({ message: cause instanceof Error ? cause.message : String(cause) })
-          const failure = new AttemptFailure(error, false)
-          yield* closingBefore(failure)
-          throw failure
-        }
-        const keepAlive = isKeepAlive(events)
-        for (const event of events) {
-          for (const out of route(event, false)) {
-            // The consumer may cancel while handling an event; nothing more of this batch reaches it.
-            if (signal?.aborted) throw new AttemptFailure(cancelledBy(signal, "The request was cancelled"), false)
-            timer.pause()
-            yield out
+      // Everything this read completed is handed over as one batch (the consumer may cancel while handling an
+      // event; `eventsOf` then delivers nothing more of it). A failure part-way delivers what came before it first.
+      const ready: Array<Event> = []
+      let failure: AttemptFailure | undefined
+      let closes = false
+      try {
+        for (const message of messages) {
+          if (isEmptyMessage(message)) continue
+          let events: ReadonlyArray<Event>
+          try {
+            events = decoder.push(message)
+            for (const event of events) meter.check(event)
+          } catch (cause) {
+            const error = isLlmError(cause) ? cause : new LlmProtocolError({ message: cause instanceof Error ? cause.message : String(cause) })
+            failure = new AttemptFailure(error, false)
+            closes = true
+            break
           }
+          const keepAlive = isKeepAlive(events)
+          for (const event of events) route(event, false, ready)
+          // Before content the first-content deadline keeps running whatever bookkeeping arrives.
+          if (!keepAlive && progress.contentYielded) rearmIdle = true
+          // The terminal event completes the response: whatever follows it is not read.
+          if (terminal) break
         }
-        // Before content the first-content deadline keeps running whatever bookkeeping arrives.
-        if (!keepAlive && progress.contentYielded) rearmIdle = true
-        // The terminal event completes the response: whatever follows it is not read.
-        if (terminal) break reading
+      } catch (thrown) {
+        if (!(thrown instanceof AttemptFailure)) throw thrown
+        failure = thrown
       }
+      if (ready.length > 0) {
+        timer.pause()
+        yield { events: ready, cancellable: true }
+      }
+      if (failure !== undefined) {
+        if (closes) yield closingBefore(failure)
+        throw failure
+      }
+      if (terminal) break reading
     }
     timer.stop()
 
@@ -371,10 +395,13 @@ async function* runAttempt(
     if (mayRetry && !finished && !progress.contentYielded && providerError === undefined) {
       throw new AttemptFailure(new LlmNetworkError({ message: "The stream ended before the provider's terminal event" }), true)
     }
-    for (const event of closing) {
-      for (const out of route(event, true)) yield out
+    const last: Array<Event> = []
+    try {
+      for (const event of closing) route(event, true, last)
+    } finally {
+      if (last.length > 0) yield { events: last, cancellable: false }
     }
-    yield* held
+    if (held.length > 0) yield { events: held, cancellable: false }
     if (providerError !== undefined) throw new AttemptFailure(new LlmProviderError(providerError), false)
     if (!finished) throw new AttemptFailure(new LlmNetworkError({ message: "The stream ended before the provider's terminal event" }), false)
   } finally {

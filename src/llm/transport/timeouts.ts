@@ -41,12 +41,25 @@ export interface ExpiredPhase {
 }
 
 /**
+ * A timer that fires this much before its deadline still expires the phase: Node schedules timers from the
+ * event loop's cached clock, which can lag `performance.now()` by the time the current loop turn has taken.
+ */
+const EARLY_MS = 1
+
+/**
  * One resettable phase timer, plus the call's total deadline, that abort the attempt's controller when they
  * fire and remember which deadline it was, so the resulting abort is reported as an `LlmTimeout` rather than a
  * network failure.
+ *
+ * The phase clock is started, paused and resumed on every read and every batch of events, so those only move
+ * the deadline; the Node timer behind it is set again only when it fires before the (moved) deadline, or when a
+ * new deadline is earlier than the one it was set for. One `setTimeout` and one `clearTimeout` per read cost more
+ * than decoding a small read (decision 0075).
  */
 export class PhaseTimer {
   private timer: ReturnType<typeof setTimeout> | undefined
+  /** When `timer` fires (`performance.now()` time). */
+  private timerAt = 0
   private totalTimer: ReturnType<typeof setTimeout> | undefined
   private expired: ExpiredPhase | undefined
   private running: (ExpiredPhase & { readonly at: number }) | undefined
@@ -72,38 +85,70 @@ export class PhaseTimer {
 
   /** Starts `phase` afresh: its whole `ms` from now. */
   start(phase: TimeoutPhase, ms: number): void {
-    this.stop()
+    this.running = undefined
     this.paused = undefined
-    if (!Number.isFinite(ms)) return
+    if (!Number.isFinite(ms)) {
+      this.clearTimer()
+      return
+    }
     this.arm({ phase, afterMs: ms }, ms)
   }
 
   private arm(expired: ExpiredPhase, inMs: number): void {
-    this.running = { ...expired, at: performance.now() + inMs }
-    this.timer = setTimeout(() => this.fire(expired), inMs)
+    const at = performance.now() + inMs
+    this.running = { phase: expired.phase, afterMs: expired.afterMs, at }
+    // A timer due no later than this deadline is kept: if it fires first, it sets itself for the rest.
+    if (this.timer !== undefined && this.timerAt <= at) return
+    this.clearTimer()
+    this.schedule(at, inMs)
+  }
+
+  private schedule(at: number, inMs: number): void {
+    this.timerAt = at
+    this.timer = setTimeout(() => this.check(), inMs)
+  }
+
+  /** The timer fired: the running phase expires if its deadline has come, else the timer waits for the rest. */
+  private check(): void {
+    this.timer = undefined
+    const running = this.running
+    if (running === undefined) return
+    const left = running.at - performance.now()
+    if (left > EARLY_MS) {
+      this.schedule(running.at, left)
+      return
+    }
+    this.running = undefined
+    this.fire({ phase: running.phase, afterMs: running.afterMs })
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
   }
 
   /**
    * Stops the phase clock while the consumer handles an event (its time is not the server's) and keeps what was
-   * left of the phase, so a `resume()` after a keep-alive does not grant a fresh period.
+   * left of the phase, so a `resume()` after a keep-alive does not grant a fresh period. The Node timer stays
+   * set: firing while paused it expires nothing.
    */
   pause(): void {
-    if (this.running === undefined) return
-    this.paused = { phase: this.running.phase, afterMs: this.running.afterMs, remaining: Math.max(0, this.running.at - performance.now()) }
-    this.stop()
+    const running = this.running
+    if (running === undefined) return
+    this.paused = { phase: running.phase, afterMs: running.afterMs, remaining: Math.max(0, running.at - performance.now()) }
+    this.running = undefined
   }
 
   /** Continues a paused phase with the time it had left; nothing if none is paused. */
   resume(): void {
     const paused = this.paused
-    if (paused === undefined || this.timer !== undefined) return
+    if (paused === undefined || this.running !== undefined) return
     this.paused = undefined
     this.arm({ phase: paused.phase, afterMs: paused.afterMs }, paused.remaining)
   }
 
   stop(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
+    this.clearTimer()
     this.running = undefined
   }
 
