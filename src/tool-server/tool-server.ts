@@ -228,8 +228,12 @@ export const callToolParsed = (
 /** @internal A registered tool's entry, without the copy `getTool` hands out. Used by the Worker's call path. */
 export const entryOf = (handle: ToolServerHandle, name: string): ToolEntry | undefined => readRegistry(handle).entries.get(name)
 
-/** Starts the tool on the form of the arguments it takes. May throw (plain JavaScript tools may do anything). */
-const start = (tool: Tool, args: CallArguments, context: ToolContext): unknown => {
+/**
+ * @internal Starts the tool on the form of the arguments it takes, and returns what it returned (not raced, not
+ * mapped). May throw: plain JavaScript tools may do anything. The Worker uses it for calls it races against the
+ * run's signal itself, once per batch (`src/worker/tool-execution.ts`).
+ */
+export const startTool = (tool: Tool, args: CallArguments, context: ToolContext): unknown => {
   if (typeof args === "string") return tool.execute(args, context)
   if (typeof tool.executeParsed === "function") return tool.executeParsed(args.value, context)
   return tool.execute(args.text ?? JSON.stringify(args.value), context)
@@ -247,7 +251,7 @@ const dispatch = (registry: ToolRegistry, name: string, args: CallArguments, opt
     // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
     try {
       // Promise.resolve: a tool written in plain JavaScript may return a bare string (free for a native promise).
-      return Promise.resolve(start(entry.tool, args, { callId, signal: NEVER_ABORTED, meta: entry.meta })).then(entry.limit, (thrown: unknown) =>
+      return Promise.resolve(startTool(entry.tool, args, { callId, signal: NEVER_ABORTED, meta: entry.meta })).then(entry.limit, (thrown: unknown) =>
         failed(entry, thrown)
       )
     } catch (thrown) {
@@ -282,12 +286,12 @@ export const executionError = (name: string, thrown: unknown, maxBytes: number =
 export const outputText = (output: unknown, maxBytes: number): string =>
   limitOutput(typeof output === "string" ? output : describeThrown(output, Number.MAX_SAFE_INTEGER), maxBytes)
 
-/** The cap for one call: the tool's own, else the caller's, else the default. */
-const effectiveLimit = (meta: ToolMeta, requested: number | undefined): number =>
+/** @internal The cap for one call: the tool's own, else the caller's, else the default. Throws `RangeError` for a bad cap. */
+export const effectiveLimit = (meta: ToolMeta, requested: number | undefined): number =>
   meta.maxOutputBytes ?? (requested === undefined ? DEFAULT_TOOL_OUTPUT_BYTES : checkOutputLimit(requested, "maxOutputBytes"))
 
-/** A rejection from a tool passes through only if it is one of our call errors and small enough to keep. */
-const asCallError = (name: string, thrown: unknown, maxBytes: number): ToolCallError => {
+/** @internal A rejection from a tool passes through only if it is one of our call errors and small enough to keep. */
+export const asCallError = (name: string, thrown: unknown, maxBytes: number): ToolCallError => {
   if (isToolCallError(thrown)) {
     try {
       // Read once, guarded: even a genuine instance may have had `message` redefined as a throwing getter.
@@ -319,7 +323,7 @@ const callWatched = (entry: ToolEntry, callId: string, args: CallArguments, sign
   let running: Promise<unknown>
   try {
     // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-    running = Promise.resolve(start(entry.tool, args, { callId, signal, meta: entry.meta }))
+    running = Promise.resolve(startTool(entry.tool, args, { callId, signal, meta: entry.meta }))
   } catch (thrown) {
     return Promise.reject(executionError(name, thrown, maxBytes))
   }
@@ -392,7 +396,7 @@ const callGuarded = (entry: ToolEntry, callId: string, args: CallArguments, opti
       const context = { callId, signal, meta: entry.meta }
       if (options.observeOutput !== undefined) observeOutput(context, options.observeOutput)
       // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-      running = Promise.resolve(start(entry.tool, args, context)) as Promise<string>
+      running = Promise.resolve(startTool(entry.tool, args, context)) as Promise<string>
     } catch (thrown) {
       finish()
       reject(executionError(name, thrown, maxBytes))

@@ -33,7 +33,9 @@ export const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: str
   }
   // OpenAI strict mode makes every property required and sends null for the optional ones: undo that, for the
   // tools that were sent strict (a non-strict tool's schema forbids that null, and the decoder must say so).
-  if (core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(schema)) {
+  // The restore only ever drops a `null`: text without one anywhere (not even inside a string) is the value as
+  // parsed, already bounded by the depth check above, and needs no walk.
+  if (text.includes("null") && core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(schema)) {
     let restored: ParsedArguments
     try {
       restored = restoreStrictArguments(schema, parsed, { maxDepth }) as ParsedArguments

@@ -3,7 +3,20 @@ import { listBounded, quote } from "../schema/quote.ts"
 import { describeThrown } from "../tool/tool-constructors.ts"
 import { limitOutput } from "../tool/output-limit.ts"
 import type { Tool } from "../tool/tool.ts"
-import { type CallToolOptions, type ToolEntry, callToolParsed, entryOf } from "../tool-server/tool-server.ts"
+import {
+  type CallArguments,
+  type CallToolOptions,
+  type ToolEntry,
+  asCallError,
+  callToolParsed,
+  effectiveLimit,
+  entryOf,
+  executionError,
+  outputText,
+  startTool
+} from "../tool-server/tool-server.ts"
+import { type AbortWatch, unwatchAbort, watchAbort } from "../tool/abort-watch.ts"
+import type { ToolTrace } from "../telemetry/worker-tracing.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
 import type { ToolCall, ToolResult } from "./hooks.ts"
 import {
@@ -16,7 +29,6 @@ import type { WorkerCore } from "./worker-core.ts"
 import { HookAborted, HookFailed, type WorkerError, cancelledBy } from "./worker-error.ts"
 import { toWorkerError } from "./to-worker-error.ts"
 import { describeSafely } from "./describe-safely.ts"
-import { mapLimited } from "./limited-parallel.ts"
 import { runToolPostHooks, runToolPreHooks } from "./tool-hooks.ts"
 import { type PreparedArguments, prepareArguments } from "./prepared-arguments.ts"
 
@@ -82,26 +94,6 @@ const overLimit = (call: FunctionCallItem, count: number, limit: number): ToolOu
   isError: true
 })
 
-/**
- * `runOne` behind a guard: whatever goes wrong while checking or running one call (a stack overflow, a hostile
- * value thrown by the tool, a describer that throws) becomes that call's error result. A failure here must never
- * end the run, or the unanswered call would be replayed by every later run and fail the same way. Written
- * without `async`: this is every tool call's path, and each async frame is a promise and a microtask more.
- */
-const runGuarded = (core: WorkerCore, job: Job, signal: AbortSignal): Promise<ToolOutcome> => {
-  if (signal.aborted) return Promise.resolve(cancelledOutcome(job.call.callId, job.call.name, "the run was cancelled"))
-  const trace = core.trace.tool({ callId: job.call.callId, name: job.call.name, arguments: job.args.text })
-  const ended = (outcome: ToolOutcome): ToolOutcome => {
-    trace.ended(outcome)
-    return outcome
-  }
-  try {
-    return trace.within(() => runOne(core, job, signal)).then(ended, (thrown: unknown) => ended(crashedOutcome(job.call, thrown)))
-  } catch (thrown) {
-    return Promise.resolve(ended(crashedOutcome(job.call, thrown)))
-  }
-}
-
 const crashedOutcome = (call: FunctionCallItem, thrown: unknown): ToolOutcome => ({
   callId: call.callId,
   name: call.name,
@@ -117,8 +109,56 @@ const crashedOutcome = (call: FunctionCallItem, thrown: unknown): ToolOutcome =>
  * even if registered since (another worker sharing the server may register tools mid-run). Calls past
  * `maxCallsPerResponse` get an error result without running.
  */
-export const executeBatch = async (
+export const executeBatch = (
   core: WorkerCore,
+  calls: ReadonlyArray<FunctionCallItem>,
+  decided: ReadonlyMap<string, PendingDecision>,
+  signal: AbortSignal,
+  offered: ReadonlySet<string>
+): Promise<BatchEnd> => {
+  try {
+    return directBatch(core, calls, decided, signal, offered) ?? executeWithHooks(core, calls, decided, signal, offered)
+  } catch (thrown) {
+    return Promise.reject(thrown)
+  }
+}
+
+/**
+ * The batch when no hook can see it (none at PreToolCall or PostToolCall, no typed hook for any of its tools)
+ * and nothing was decided before a pause: each call's arguments are prepared and the calls run, with nothing in
+ * between — no decision records, no hook inputs, no async frame. Undefined when the batch needs the hooks' path.
+ * Its results are those `executeWithHooks` gives the same batch (test/worker/direct-batch.test.ts).
+ */
+const directBatch = (
+  core: WorkerCore,
+  calls: ReadonlyArray<FunctionCallItem>,
+  decided: ReadonlyMap<string, PendingDecision>,
+  signal: AbortSignal,
+  offered: ReadonlySet<string>
+): Promise<BatchEnd> | undefined => {
+  const count = calls.length
+  if (decided.size !== 0 || count > core.settings.maxCallsPerResponse || core.hooks.has("PreToolCall") || core.hooks.has("PostToolCall")) {
+    return undefined
+  }
+  const fixed = new Array<ToolOutcome | undefined>(count)
+  const jobs: Array<Job> = []
+  for (let at = 0; at < count; at++) {
+    const call = calls[at] as FunctionCallItem
+    const entry = offered.has(call.name) ? entryOf(core.tools, call.name) : undefined
+    if (entry === undefined) {
+      fixed[at] = unknownTool(call, offered)
+      continue
+    }
+    if (core.toolHooks.has("PreToolCall", call.name) || core.toolHooks.has("PostToolCall", call.name)) return undefined
+    jobs.push({ at, call, meta: entry.meta, tool: entry.tool, args: prepareArguments(core, entry.meta.schema, call.arguments) })
+  }
+  return runJobs(core, calls, jobs, fixed, signal)
+}
+
+/** The general batch: hooks, decisions kept over a pause, calls past the limit. */
+const executeWithHooks = async (
+  core: WorkerCore,
+
   calls: ReadonlyArray<FunctionCallItem>,
   decided: ReadonlyMap<string, PendingDecision>,
   signal: AbortSignal,
@@ -230,15 +270,8 @@ export const executeBatch = async (
     toRun.push({ at, call, meta: entry.meta, tool: entry.tool, args, ...(observe === undefined ? {} : { observe }) })
   }
 
-  // One call (the usual batch) is awaited directly: no lanes, no Promise.all.
-  if (toRun.length === 1) {
-    const job = toRun[0] as Job
-    fixed[job.at] = await runGuarded(core, job, signal)
-  } else if (toRun.length > 1) {
-    const executed = await mapLimited(toRun, core.settings.maxParallelTools, (job) => runGuarded(core, job, signal))
-    for (let i = 0; i < toRun.length; i++) fixed[(toRun[i] as Job).at] = executed[i]
-  }
-  if (signal.aborted) return failAll(cancelledBy(signal), "Cancelled")
+  const ran = await runJobs(core, calls, toRun, fixed, signal)
+  if (ran.kind === "done" && ran.error !== undefined) return ran
 
   // Typed PostToolCall hooks first (they see the handler's value), then the plain ones (they see the text).
   for (const job of values.size === 0 ? [] : toRun) {
@@ -347,41 +380,233 @@ const synthetic = (call: FunctionCallItem, decision: PendingDecision | undefined
   return cancelledOutcome(call.callId, call.name, reason)
 }
 
-/** Checks the argument text is a JSON object before the tool sees it; the model gets the precise problem. */
-
-const runOne = (core: WorkerCore, job: Job, signal: AbortSignal): Promise<ToolOutcome> => {
-  const { call, meta } = job
-  const checked = job.args
-  if (!checked.ok) {
-    return Promise.resolve({
-      callId: call.callId,
-      name: call.name,
-      status: "error",
-      output: `Invalid arguments for tool "${call.name}": ${checked.problem}`,
-      isError: true
-    })
+/**
+ * The end of a batch whose calls all have a result: `error` is the run's cancellation when its signal has
+ * aborted by now (the outcomes stand; the run ends after they are recorded).
+ */
+const batchEnd = (calls: ReadonlyArray<FunctionCallItem>, fixed: Array<ToolOutcome | undefined>, signal: AbortSignal): BatchEnd => {
+  for (let at = 0; at < fixed.length; at++) {
+    if (fixed[at] === undefined) fixed[at] = synthetic(calls[at] as FunctionCallItem, undefined, "Cancelled")
   }
-  const timeoutMs = core.settings.toolTimeouts[call.name] ?? core.settings.toolTimeoutMs
-  const maxOutputBytes = core.settings.maxToolOutputBytes
-  const base: CallToolOptions =
-    timeoutMs === undefined ? { callId: call.callId, signal, maxOutputBytes } : { callId: call.callId, signal, maxOutputBytes, timeoutMs }
-  const options: CallToolOptions = job.observe === undefined ? base : { ...base, observeOutput: job.observe }
-  return callToolParsed(core.tools, call.name, checked.args, options).then(
-    (output): ToolOutcome => ({ callId: call.callId, name: call.name, status: "ok", output: String(output), isError: false }),
-    (thrown: unknown): ToolOutcome => {
+  const outcomes = fixed as Array<ToolOutcome>
+  return signal.aborted ? { kind: "done", outcomes, error: cancelledBy(signal) } : { kind: "done", outcomes }
+}
+
+/** The result of a call the run's cancellation stopped, or did not let start. */
+const cancelledCall = (call: FunctionCallItem): ToolOutcome => cancelledOutcome(call.callId, call.name, "the run was cancelled")
+
+/**
+ * Runs the jobs, at most `maxParallelTools` at once, and resolves once every one has its result in `fixed` (at
+ * its position; the other positions are filled already). The batch watches the run's signal once, whatever its
+ * number of calls: when the signal aborts, every call still running (or not started) gets the cancelled result
+ * at once and the batch ends; a tool that ignores its signal is not waited for, and what it settles with later is
+ * dropped. Never rejects: whatever goes wrong in one call is that call's result.
+ */
+const runJobs = (
+  core: WorkerCore,
+  calls: ReadonlyArray<FunctionCallItem>,
+  jobs: ReadonlyArray<Job>,
+  fixed: Array<ToolOutcome | undefined>,
+  signal: AbortSignal
+): Promise<BatchEnd> => {
+  if (jobs.length === 0 || signal.aborted) {
+    for (const job of jobs) fixed[job.at] = cancelledCall(job.call)
+    return Promise.resolve(batchEnd(calls, fixed, signal))
+  }
+  return new Promise<BatchEnd>((resolve) => new BatchRun(core, calls, jobs, fixed, signal, resolve).start())
+}
+
+/** Shared by every call that starts without failing: what the tracing seam's `within` is handed back. */
+const STARTED: Promise<void> = Promise.resolve()
+
+/**
+ * One batch's calls in flight. A class, so a batch allocates one object and its per-call work is a few field
+ * writes: each call joins no listener and builds no promise of its own, it only attaches its two handlers to
+ * the tool's promise.
+ */
+class BatchRun {
+  readonly #core: WorkerCore
+  readonly #calls: ReadonlyArray<FunctionCallItem>
+  readonly #jobs: ReadonlyArray<Job>
+  readonly #fixed: Array<ToolOutcome | undefined>
+  readonly #signal: AbortSignal
+  readonly #resolve: (end: BatchEnd) => void
+  /** Each started call's span; ended exactly once, with the call's result. */
+  readonly #traces: Array<ToolTrace | undefined>
+  #watch: AbortWatch | undefined
+  /** Next job to start, jobs running, jobs without a result. */
+  #next = 0
+  #running = 0
+  #left: number
+  /** Set once the batch has resolved (all results in, or cancelled): nothing is recorded after. */
+  #over = false
+  #pumping = false
+  /** What a call's start produced synchronously (a refusal, a throw), recorded after the tracing context is left. */
+  #early: ToolOutcome | undefined
+
+  constructor(
+    core: WorkerCore,
+    calls: ReadonlyArray<FunctionCallItem>,
+    jobs: ReadonlyArray<Job>,
+    fixed: Array<ToolOutcome | undefined>,
+    signal: AbortSignal,
+    resolve: (end: BatchEnd) => void
+  ) {
+    this.#core = core
+    this.#calls = calls
+    this.#jobs = jobs
+    this.#fixed = fixed
+    this.#signal = signal
+    this.#resolve = resolve
+    this.#traces = new Array<ToolTrace | undefined>(jobs.length)
+    this.#left = jobs.length
+  }
+
+  start(): void {
+    // Before any tool starts: a tool that aborts the run's signal while starting cancels the batch.
+    this.#watch = watchAbort(this.#signal, this.#cancel)
+    this.#pump()
+  }
+
+  /** Starts calls while lanes are free. A loop, not recursion: thousands of calls may settle synchronously. */
+  #pump(): void {
+    if (this.#pumping) return
+    this.#pumping = true
+    const limit = this.#core.settings.maxParallelTools
+    while (!this.#over && this.#running < limit && this.#next < this.#jobs.length) this.#startNext()
+    this.#pumping = false
+  }
+
+  #startNext(): void {
+    const i = this.#next++
+    const job = this.#jobs[i] as Job
+    this.#running++
+    this.#early = undefined
+    try {
+      const trace = this.#core.trace.tool({ callId: job.call.callId, name: job.call.name, arguments: job.args.text })
+      this.#traces[i] = trace
+      const args = job.args
+      if (args.ok) trace.within(() => this.#launch(i, job, args.args))
+      else this.#early = invalidArguments(job.call, args.problem)
+    } catch (thrown) {
+      this.#early = crashedOutcome(job.call, thrown)
+    }
+    if (this.#early !== undefined) this.#settle(i, this.#early)
+  }
+
+  /** Starts one call's tool (inside its span's context) and attaches its handlers; a synchronous end goes to `#early`. */
+  #launch(i: number, job: Job, args: CallArguments & object): Promise<void> {
+    const { call, meta } = job
+    const core = this.#core
+    const settings = core.settings
+    const signal = this.#signal
+    // Own keys only: a tool named "constructor" must not find Object.prototype's as its deadline.
+    const timeoutMs = Object.hasOwn(settings.toolTimeouts, call.name) ? settings.toolTimeouts[call.name] : settings.toolTimeoutMs
+    const entry = entryOf(core.tools, call.name)
+    let maxBytes: number | undefined
+    if (entry !== undefined && timeoutMs === undefined && job.observe === undefined) {
       try {
-        return failedOutcome(call, meta, core.settings.maxToolOutputBytes, thrown)
-      } catch (crash) {
-        return crashedOutcome(call, crash)
+        maxBytes = effectiveLimit(entry.meta, settings.maxToolOutputBytes)
+      } catch {
+        // a cap the tool server refuses: its own call below reports it
       }
     }
-  )
+    if (entry === undefined || maxBytes === undefined) {
+      // A deadline (a timer per call), an output observer for typed hooks, or a tool replaced or removed since
+      // the batch was prepared: the tool server's own call, which knows all of these.
+      const base: CallToolOptions =
+        timeoutMs === undefined
+          ? { callId: call.callId, signal, maxOutputBytes: settings.maxToolOutputBytes }
+          : { callId: call.callId, signal, maxOutputBytes: settings.maxToolOutputBytes, timeoutMs }
+      const options: CallToolOptions = job.observe === undefined ? base : { ...base, observeOutput: job.observe }
+      callToolParsed(core.tools, call.name, args, options).then(
+        (output) => this.#settle(i, okOutcome(call, String(output))),
+        (thrown: unknown) => this.#settle(i, failedSafely(call, meta, settings.maxToolOutputBytes, thrown))
+      )
+      return STARTED
+    }
+    // The tool server's signal path without its per-call race: this batch watches the signal for every call.
+    let running: Promise<unknown>
+    try {
+      // Promise.resolve: a tool written in plain JavaScript may return a bare string.
+      running = Promise.resolve(startTool(entry.tool, args, { callId: call.callId, signal, meta: entry.meta }))
+    } catch (thrown) {
+      this.#early = failedSafely(call, meta, settings.maxToolOutputBytes, executionError(call.name, thrown, maxBytes))
+      return STARTED
+    }
+    const cap = maxBytes
+    running.then(
+      (output: unknown) => this.#settle(i, okOutcome(call, outputText(output, cap))),
+      (thrown: unknown) => this.#settle(i, failedSafely(call, meta, settings.maxToolOutputBytes, asCallError(call.name, thrown, cap)))
+    )
+    return STARTED
+  }
+
+  /** Records call `i`'s result (once), ends its span, and starts the next call or ends the batch. */
+  #settle(i: number, outcome: ToolOutcome): void {
+    if (this.#over) return
+    const at = (this.#jobs[i] as Job).at
+    if (this.#fixed[at] !== undefined) return
+    this.#fixed[at] = outcome
+    endTrace(this.#traces[i], outcome)
+    this.#running--
+    if (--this.#left === 0) {
+      this.#over = true
+      unwatchAbort(this.#watch as AbortWatch)
+      this.#resolve(batchEnd(this.#calls, this.#fixed, this.#signal))
+    } else {
+      this.#pump()
+    }
+  }
+
+  /** The run's signal aborted: every call without a result is cancelled now, and the batch ends. */
+  readonly #cancel = (): void => {
+    if (this.#over) return
+    this.#over = true
+    const jobs = this.#jobs
+    for (let i = 0; i < jobs.length; i++) {
+      const job = jobs[i] as Job
+      if (this.#fixed[job.at] !== undefined) continue
+      const outcome = cancelledCall(job.call)
+      this.#fixed[job.at] = outcome
+      endTrace(this.#traces[i], outcome)
+    }
+    this.#resolve(batchEnd(this.#calls, this.#fixed, this.#signal))
+  }
+}
+
+/** Ends a call's span; a tracer that throws must not take the call's result (or the run) with it. */
+const endTrace = (trace: ToolTrace | undefined, outcome: ToolOutcome): void => {
+  try {
+    trace?.ended(outcome)
+  } catch {
+    // telemetry is best effort
+  }
+}
+
+const okOutcome = (call: FunctionCallItem, output: string): ToolOutcome => ({ callId: call.callId, name: call.name, status: "ok", output, isError: false })
+
+const invalidArguments = (call: FunctionCallItem, problem: string): ToolOutcome => ({
+  callId: call.callId,
+  name: call.name,
+  status: "error",
+  output: `Invalid arguments for tool "${call.name}": ${problem}`,
+  isError: true
+})
+
+/** A failed call's result; describing a hostile thrown value may itself throw, and that is the call's crash. */
+const failedSafely = (call: FunctionCallItem, meta: ToolMeta, maxToolOutputBytes: number, thrown: unknown): ToolOutcome => {
+  try {
+    return failedOutcome(call, meta, maxToolOutputBytes, thrown)
+  } catch (crash) {
+    return crashedOutcome(call, crash)
+  }
 }
 
 const failedOutcome = (call: FunctionCallItem, meta: ToolMeta, maxToolOutputBytes: number, thrown: unknown): ToolOutcome => {
   const tag = (thrown as { _tag?: string })._tag
   const message = limitOutput(describeThrown(thrown, Number.MAX_SAFE_INTEGER), meta.maxOutputBytes ?? maxToolOutputBytes)
   if (tag === "ToolTimeout") return { callId: call.callId, name: call.name, status: "timeout", output: message, isError: true }
-  if (tag === "ToolCancelled") return cancelledOutcome(call.callId, call.name, "the run was cancelled")
+  if (tag === "ToolCancelled") return cancelledCall(call)
   return { callId: call.callId, name: call.name, status: "error", output: message, isError: true }
 }
