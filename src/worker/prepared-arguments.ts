@@ -20,7 +20,9 @@ export const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: str
   // Before anything recursive (the parser, strict-mode restore, re-serialisation, the tool's own decoder): the
   // model controls the nesting, and a few KiB of brackets overflow the stack of any recursive walker.
   const maxDepth = core.settings.maxArgumentDepth
-  if (jsonTextDepth(text, maxDepth) > maxDepth) return { ok: false, text, problem: tooDeepMessage("arguments", maxDepth) }
+  if (mayNestDeeper(text, maxDepth) && jsonTextDepth(text, maxDepth) > maxDepth) {
+    return { ok: false, text, problem: tooDeepMessage("arguments", maxDepth) }
+  }
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -45,4 +47,17 @@ export const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: str
     return { ok: true, text, args: { value: restored, text: restored === parsed ? text : undefined } }
   }
   return { ok: true, text, args: { value: parsed as ParsedArguments, text } }
+}
+
+/**
+ * Whether `text` has more than `limit` opening brackets (counted inside strings too, so an upper bound of its
+ * nesting): only then can it nest deeper than `limit`, and only then is it scanned character by character.
+ * `indexOf` runs natively, and most arguments have a few brackets and a long string or two.
+ */
+const mayNestDeeper = (text: string, limit: number): boolean => {
+  if (text.length <= limit) return false
+  let count = 0
+  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) if (++count > limit) return true
+  for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) if (++count > limit) return true
+  return false
 }

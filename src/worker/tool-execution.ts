@@ -150,10 +150,80 @@ const directBatch = (
       continue
     }
     if (core.toolHooks.has("PreToolCall", call.name) || core.toolHooks.has("PostToolCall", call.name)) return undefined
-    jobs.push({ at, call, meta: entry.meta, tool: entry.tool, args: prepareArguments(core, entry.meta.schema, call.arguments) })
+    const args = prepareArguments(core, entry.meta.schema, call.arguments)
+    // The usual batch: one call that parsed.
+    if (count === 1 && args.ok) {
+      const sole = soleCall(core, call, entry, args.args, signal)
+      if (sole !== undefined) return sole
+    }
+    jobs.push({ at, call, meta: entry.meta, tool: entry.tool, args })
   }
   return runJobs(core, calls, jobs, fixed, signal)
 }
+
+/** `new Promise(capture)` leaves the promise's resolve function here, so no executor closure is made per call. */
+let captured: ((end: BatchEnd) => void) | undefined
+const capture = (resolve: (end: BatchEnd) => void): void => {
+  captured = resolve
+}
+
+/**
+ * The usual batch — one call, no hook, no deadline, arguments that parsed — without the batch machinery: what
+ * `runJobs` does for one job, as one promise and the closures the call's handlers need. Undefined when the call
+ * needs more (a deadline, a cap the tool server refuses, a run already cancelled): then `runJobs` runs it.
+ */
+const soleCall = (core: WorkerCore, call: FunctionCallItem, entry: ToolEntry, args: CallArguments & object, signal: AbortSignal): Promise<BatchEnd> | undefined => {
+  const settings = core.settings
+  const meta = entry.meta
+  if (signal.aborted || deadlineOf(settings, call.name) !== undefined) return undefined
+  let maxBytes: number
+  try {
+    maxBytes = effectiveLimit(meta, settings.maxToolOutputBytes)
+  } catch {
+    return undefined
+  }
+  const promise = new Promise<BatchEnd>(capture)
+  const resolve = captured as (end: BatchEnd) => void
+  let trace: ToolTrace | undefined
+  let watch: AbortWatch | undefined
+  const end = (outcome: ToolOutcome): void => {
+    if (watch === undefined) return
+    unwatchAbort(watch)
+    watch = undefined
+    endTrace(trace, outcome)
+    resolve(signal.aborted ? { kind: "done", outcomes: [outcome], error: cancelledBy(signal) } : { kind: "done", outcomes: [outcome] })
+  }
+  // Before the tool starts: a tool that aborts the run's signal while starting cancels the call.
+  watch = watchAbort(signal, () => end(cancelledCall(call)))
+  let early: ToolOutcome | undefined
+  try {
+    // The call item spells what the span records: no hook rewrote its arguments.
+    trace = core.trace.tool(call)
+    trace.within(() => {
+      let running: Promise<unknown>
+      try {
+        // Promise.resolve: a tool written in plain JavaScript may return a bare string.
+        running = Promise.resolve(startTool(entry.tool, args, { callId: call.callId, signal, meta }))
+      } catch (thrown) {
+        early = failedSafely(call, meta, settings.maxToolOutputBytes, executionError(call.name, thrown, maxBytes))
+        return STARTED
+      }
+      running.then(
+        (output: unknown) => end(okOutcome(call, outputText(output, maxBytes))),
+        (thrown: unknown) => end(failedSafely(call, meta, settings.maxToolOutputBytes, asCallError(call.name, thrown, maxBytes)))
+      )
+      return STARTED
+    })
+  } catch (thrown) {
+    early = crashedOutcome(call, thrown)
+  }
+  if (early !== undefined) end(early)
+  return promise
+}
+
+/** A call's deadline: its tool's own (own keys only, so a tool named "constructor" finds none on Object.prototype), else the worker's. */
+const deadlineOf = (settings: WorkerCore["settings"], name: string): number | undefined =>
+  Object.hasOwn(settings.toolTimeouts, name) ? settings.toolTimeouts[name] : settings.toolTimeoutMs
 
 /** The general batch: hooks, decisions kept over a pause, calls past the limit. */
 const executeWithHooks = async (
@@ -500,8 +570,7 @@ class BatchRun {
     const core = this.#core
     const settings = core.settings
     const signal = this.#signal
-    // Own keys only: a tool named "constructor" must not find Object.prototype's as its deadline.
-    const timeoutMs = Object.hasOwn(settings.toolTimeouts, call.name) ? settings.toolTimeouts[call.name] : settings.toolTimeoutMs
+    const timeoutMs = deadlineOf(settings, call.name)
     const entry = entryOf(core.tools, call.name)
     let maxBytes: number | undefined
     if (entry !== undefined && timeoutMs === undefined && job.observe === undefined) {
