@@ -328,21 +328,31 @@ const callWatched = (entry: ToolEntry, callId: string, args: CallArguments, sign
     return Promise.reject(executionError(name, thrown, maxBytes))
   }
   if (signal.aborted) return Promise.reject(cancelledCall(name, signal.reason))
-  return new Promise<string>((resolve, reject) => {
-    const watch = watchAbort(signal, () => reject(cancelledCall(name, signal.reason)))
-    // After a cancel the promise is already settled; a tool that ignored its signal and settles late lands here
-    // harmlessly instead of as an unhandled rejection.
-    running.then(
-      (output: unknown) => {
-        unwatchAbort(watch)
-        resolve(outputText(output, maxBytes))
-      },
-      (thrown: unknown) => {
-        unwatchAbort(watch)
-        reject(asCallError(name, thrown, maxBytes))
-      }
-    )
-  })
+  const promise = new Promise<string>(capture)
+  const resolve = capturedResolve as (output: string) => void
+  const reject = capturedReject as (error: unknown) => void
+  const watch = watchAbort(signal, () => reject(cancelledCall(name, signal.reason)))
+  // After a cancel the promise is already settled; a tool that ignored its signal and settles late lands here
+  // harmlessly instead of as an unhandled rejection.
+  running.then(
+    (output: unknown) => {
+      unwatchAbort(watch)
+      resolve(outputText(output, maxBytes))
+    },
+    (thrown: unknown) => {
+      unwatchAbort(watch)
+      reject(asCallError(name, thrown, maxBytes))
+    }
+  )
+  return promise
+}
+
+/** `new Promise(capture)` leaves its resolving functions here: no executor closure per call on the signal path. */
+let capturedResolve: ((output: string) => void) | undefined
+let capturedReject: ((error: unknown) => void) | undefined
+const capture = (resolve: (output: string) => void, reject: (error: unknown) => void): void => {
+  capturedResolve = resolve
+  capturedReject = reject
 }
 
 /** The caller's abort reason stays reachable as `cause` (the Worker's own `Cancelled`, or the application's value). */

@@ -149,7 +149,7 @@ const directBatch = (
       fixed[at] = unknownTool(call, offered)
       continue
     }
-    if (core.toolHooks.has("PreToolCall", call.name) || core.toolHooks.has("PostToolCall", call.name)) return undefined
+    if (!core.toolHooks.empty && (core.toolHooks.has("PreToolCall", call.name) || core.toolHooks.has("PostToolCall", call.name))) return undefined
     const args = prepareArguments(core, entry.meta.schema, call.arguments)
     // The usual batch: one call that parsed.
     if (count === 1 && args.ok) {
