@@ -127,7 +127,7 @@ export const executeBatch = (
  * The batch when no hook can see it (none at PreToolCall or PostToolCall, no typed hook for any of its tools)
  * and nothing was decided before a pause: each call's arguments are prepared and the calls run, with nothing in
  * between — no decision records, no hook inputs, no async frame. Undefined when the batch needs the hooks' path.
- * Its results are those `executeWithHooks` gives the same batch (test/worker/direct-batch.test.ts).
+ * Its results are those `executeWithHooks` gives the same batch (test/worker/direct-batch.property.test.ts).
  */
 const directBatch = (
   core: WorkerCore,
@@ -225,8 +225,11 @@ const soleCall = (core: WorkerCore, call: FunctionCallItem, entry: ToolEntry, ar
 const deadlineOf = (settings: WorkerCore["settings"], name: string): number | undefined =>
   Object.hasOwn(settings.toolTimeouts, name) ? settings.toolTimeouts[name] : settings.toolTimeoutMs
 
-/** The general batch: hooks, decisions kept over a pause, calls past the limit. */
-const executeWithHooks = async (
+/**
+ * The general batch: hooks, decisions kept over a pause, calls past the limit. @internal Exported for the
+ * property test that holds `directBatch` to it (test/worker/direct-batch.property.test.ts).
+ */
+export const executeWithHooks = async (
   core: WorkerCore,
 
   calls: ReadonlyArray<FunctionCallItem>,
