@@ -6,6 +6,7 @@ import { unwatchAbort, watchAbort, whenAborted } from "../tool/abort-watch.ts"
 import { describeThrown } from "../tool/describe-thrown.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit, limitOutput } from "../tool/output-limit.ts"
 import { toToolError } from "../tool/tool-constructors.ts"
+import { executeUnrendered, isTypedTool, renderToolOutput } from "../tool/define-tool.ts"
 import { observeOutput } from "../tool/output-observer.ts"
 import { ExecutionFailed, Internal, InvalidArgument, type ToolError } from "../tool/tool-error.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
@@ -233,6 +234,20 @@ export const entryOf = (handle: ToolServerHandle, name: string): ToolEntry | und
  * mapped). May throw: plain JavaScript tools may do anything. The Worker uses it for calls it races against the
  * run's signal itself, once per batch (`src/worker/tool-execution.ts`).
  */
+/**
+ * @internal `startTool`, except that a typed tool (`isTypedTool`) settles with its handler's value before it is
+ * rendered: map what settles through `calledOutput` / `calledFailure` with the same `typed`. The caller's own
+ * reaction renders it, so the tool's promise does not need one more promise (and tick) to render.
+ */
+export const startToolUnrendered = (tool: Tool, typed: boolean, args: CallArguments, context: ToolContext): unknown =>
+  typed ? executeUnrendered(tool, typeof args === "string" ? args : args.value, context) : startTool(tool, args, context)
+
+/** @internal What a call started by `startToolUnrendered` resolved with, as the tool's own text (throws as rendering throws). */
+export const calledOutput = (typed: boolean, value: unknown): unknown => (typed ? renderToolOutput(value) : value)
+
+/** @internal What a call started by `startToolUnrendered` rejected with, as the tool's own `execute` rejects. */
+export const calledFailure = (typed: boolean, thrown: unknown): unknown => (typed ? toToolError(thrown) : thrown)
+
 export const startTool = (tool: Tool, args: CallArguments, context: ToolContext): unknown => {
   if (typeof args === "string") return tool.execute(args, context)
   if (typeof tool.executeParsed === "function") return tool.executeParsed(args.value, context)
@@ -250,10 +265,24 @@ const dispatch = (registry: ToolRegistry, name: string, args: CallArguments, opt
   if (signal === undefined) {
     // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
     try {
+      const context = { callId, signal: NEVER_ABORTED, meta: entry.meta }
+      if (isTypedTool(entry.tool)) {
+        // Rendered here, in the one reaction that caps it.
+        return Promise.resolve(startToolUnrendered(entry.tool, true, args, context)).then(
+          (value: unknown) => {
+            let text: string
+            try {
+              text = renderToolOutput(value)
+            } catch (thrown) {
+              return failed(entry, thrown)
+            }
+            return entry.limit(text)
+          },
+          (thrown: unknown) => failed(entry, toToolError(thrown))
+        )
+      }
       // Promise.resolve: a tool written in plain JavaScript may return a bare string (free for a native promise).
-      return Promise.resolve(startTool(entry.tool, args, { callId, signal: NEVER_ABORTED, meta: entry.meta })).then(entry.limit, (thrown: unknown) =>
-        failed(entry, thrown)
-      )
+      return Promise.resolve(startTool(entry.tool, args, context)).then(entry.limit, (thrown: unknown) => failed(entry, thrown))
     } catch (thrown) {
       return failed(entry, thrown)
     }
@@ -320,10 +349,11 @@ const callWatched = (entry: ToolEntry, callId: string, args: CallArguments, sign
     return Promise.reject(executionError(name, new Internal({ message: describeThrown(thrown) })))
   }
   if (signal.aborted) return Promise.reject(cancelledCall(name, signal.reason))
+  const typed = isTypedTool(entry.tool)
   let running: Promise<unknown>
   try {
     // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-    running = Promise.resolve(startTool(entry.tool, args, { callId, signal, meta: entry.meta }))
+    running = Promise.resolve(startToolUnrendered(entry.tool, typed, args, { callId, signal, meta: entry.meta }))
   } catch (thrown) {
     return Promise.reject(executionError(name, thrown, maxBytes))
   }
@@ -337,11 +367,18 @@ const callWatched = (entry: ToolEntry, callId: string, args: CallArguments, sign
   running.then(
     (output: unknown) => {
       unwatchAbort(watch)
-      resolve(outputText(output, maxBytes))
+      let text: string
+      try {
+        text = outputText(calledOutput(typed, output), maxBytes)
+      } catch (thrown) {
+        reject(asCallError(name, thrown, maxBytes))
+        return
+      }
+      resolve(text)
     },
     (thrown: unknown) => {
       unwatchAbort(watch)
-      reject(asCallError(name, thrown, maxBytes))
+      reject(asCallError(name, calledFailure(typed, thrown), maxBytes))
     }
   )
   return promise

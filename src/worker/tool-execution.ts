@@ -12,9 +12,12 @@ import {
   effectiveLimit,
   entryOf,
   executionError,
+  calledFailure,
+  calledOutput,
   outputText,
-  startTool
+  startToolUnrendered
 } from "../tool-server/tool-server.ts"
+import { isTypedTool } from "../tool/define-tool.ts"
 import { type AbortWatch, unwatchAbort, watchAbort } from "../tool/abort-watch.ts"
 import type { ToolTrace } from "../telemetry/worker-tracing.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
@@ -200,17 +203,19 @@ const soleCall = (core: WorkerCore, call: FunctionCallItem, entry: ToolEntry, ar
     // The call item spells what the span records: no hook rewrote its arguments.
     trace = core.trace.tool(call)
     trace.within(() => {
+      const typed = isTypedTool(entry.tool)
       let running: Promise<unknown>
       try {
         // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-        running = Promise.resolve(startTool(entry.tool, args, { callId: call.callId, signal, meta }))
+        running = Promise.resolve(startToolUnrendered(entry.tool, typed, args, { callId: call.callId, signal, meta }))
       } catch (thrown) {
         early = failedSafely(call, meta, settings.maxToolOutputBytes, executionError(call.name, thrown, maxBytes))
         return STARTED
       }
       running.then(
-        (output: unknown) => end(okOutcome(call, outputText(output, maxBytes))),
-        (thrown: unknown) => end(failedSafely(call, meta, settings.maxToolOutputBytes, asCallError(call.name, thrown, maxBytes)))
+        (output: unknown) => end(calledOutcome(call, meta, settings.maxToolOutputBytes, typed, output, maxBytes)),
+        (thrown: unknown) =>
+          end(failedSafely(call, meta, settings.maxToolOutputBytes, asCallError(call.name, calledFailure(typed, thrown), maxBytes)))
       )
       return STARTED
     })
@@ -598,18 +603,20 @@ class BatchRun {
       return STARTED
     }
     // The tool server's signal path without its per-call race: this batch watches the signal for every call.
+    const typed = isTypedTool(entry.tool)
     let running: Promise<unknown>
     try {
       // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-      running = Promise.resolve(startTool(entry.tool, args, { callId: call.callId, signal, meta: entry.meta }))
+      running = Promise.resolve(startToolUnrendered(entry.tool, typed, args, { callId: call.callId, signal, meta: entry.meta }))
     } catch (thrown) {
       this.#early = failedSafely(call, meta, settings.maxToolOutputBytes, executionError(call.name, thrown, maxBytes))
       return STARTED
     }
     const cap = maxBytes
     running.then(
-      (output: unknown) => this.#settle(i, okOutcome(call, outputText(output, cap))),
-      (thrown: unknown) => this.#settle(i, failedSafely(call, meta, settings.maxToolOutputBytes, asCallError(call.name, thrown, cap)))
+      (output: unknown) => this.#settle(i, calledOutcome(call, meta, settings.maxToolOutputBytes, typed, output, cap)),
+      (thrown: unknown) =>
+        this.#settle(i, failedSafely(call, meta, settings.maxToolOutputBytes, asCallError(call.name, calledFailure(typed, thrown), cap)))
     )
     return STARTED
   }
@@ -654,6 +661,17 @@ const endTrace = (trace: ToolTrace | undefined, outcome: ToolOutcome): void => {
   } catch {
     // telemetry is best effort
   }
+}
+
+/** What a started call resolved with, as its result: the tool's text capped, or the failure rendering it raised. */
+const calledOutcome = (call: FunctionCallItem, meta: ToolMeta, maxToolOutputBytes: number, typed: boolean, output: unknown, maxBytes: number): ToolOutcome => {
+  let text: string
+  try {
+    text = outputText(calledOutput(typed, output), maxBytes)
+  } catch (thrown) {
+    return failedSafely(call, meta, maxToolOutputBytes, asCallError(call.name, thrown, maxBytes))
+  }
+  return okOutcome(call, text)
 }
 
 const okOutcome = (call: FunctionCallItem, output: string): ToolOutcome => ({ callId: call.callId, name: call.name, status: "ok", output, isError: false })
