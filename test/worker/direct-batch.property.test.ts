@@ -7,7 +7,7 @@ import { restoreStrictArguments } from "../../src/schema/provider-tools.ts"
 import { jsonTextDepth } from "../../src/schema/json-depth.ts"
 import type { RunTrace, ToolTrace } from "../../src/telemetry/worker-tracing.ts"
 import { defineTool } from "../../src/tool/define-tool.ts"
-import type { Tool, ToolContext } from "../../src/tool/tool.ts"
+import type { Tool, ToolContext, ToolDefinition } from "../../src/tool/tool.ts"
 import { toolFailure } from "../../src/tool/tool-failure.ts"
 import { ToolMeta } from "../../src/tool/tool-meta.ts"
 import { registerDefinitions } from "../../src/tool-server/registration.ts"
@@ -66,7 +66,9 @@ const rejection = (error: "error" | "string" | "timeout" | "number"): unknown =>
 /** One run of a scenario through `run`: what it ended with, the spans, the tools' invocations. */
 const drive = async (
   run: typeof executeBatch,
-  scenario: Scenario
+  scenario: Scenario,
+  /** The typed tools behind plain objects: the call path cannot tell them typed and takes their rendered text. */
+  plain = false
 ): Promise<{ readonly end: unknown; readonly spans: ReadonlyArray<string>; readonly invoked: ReadonlyArray<string> }> => {
   const controller = new AbortController()
   const pending: Array<() => void> = []
@@ -113,7 +115,12 @@ const drive = async (
     { execute: (argumentsJson: string, context: ToolContext) => perform(context, argumentsJson) as Promise<string> }
   ]
   const tools = new ToolServer().handle()
-  registerDefinitions(tools, [typed, capped, text])
+  const asPlain = (definition: ToolDefinition): ToolDefinition => () => {
+    const [meta, tool] = definition()
+    const parsed = tool.executeParsed as NonNullable<Tool["executeParsed"]>
+    return [meta, { execute: (json, context) => tool.execute(json, context), executeParsed: (value, context) => parsed.call(tool, value, context) }]
+  }
+  registerDefinitions(tools, plain ? [asPlain(typed), asPlain(capped), text] : [typed, capped, text])
   const core: WorkerCore = makeCore({
     client: { scheme: scenario.scheme } as unknown as LlmClient,
     tools,
@@ -204,13 +211,15 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
 describe("the direct batch path", () => {
   const unhandled = collectUnhandledRejections()
 
-  it("gives what the general path gives: outcomes, error, spans, invocations (fast-check)", async () => {
+  it("gives what the general path gives, and what the tools' own rendering gives: outcomes, error, spans, invocations (fast-check)", async () => {
     {
       await fc.assert(
         fc.asyncProperty(scenario, async (s) => {
           const direct = await drive(executeBatch, s)
           const general = await drive(executeWithHooks, s)
           expect(direct).toEqual(general)
+          // And both render typed tools' values as the tools' own `executeParsed` does.
+          expect(direct).toEqual(await drive(executeWithHooks, s, true))
           // Every call has exactly one result; every span that started ended once.
           const outcomes = (direct.end as { outcomes: ReadonlyArray<{ callId: string }> }).outcomes
           expect(outcomes.map((o) => o.callId)).toEqual(s.calls.map((_, i) => `call_${i}`))
