@@ -143,25 +143,27 @@ const directBatch = (
   if (decided.size !== 0 || count > core.settings.maxCallsPerResponse || core.hooks.has("PreToolCall") || core.hooks.has("PostToolCall")) {
     return undefined
   }
-  const fixed = new Array<ToolOutcome | undefined>(count)
-  const jobs: Array<Job> = []
+  let fixed: Array<ToolOutcome | undefined> | undefined
+  let jobs: Array<Job> | undefined
   for (let at = 0; at < count; at++) {
     const call = calls[at] as FunctionCallItem
     const entry = offered.has(call.name) ? entryOf(core.tools, call.name) : undefined
-    if (entry === undefined) {
-      fixed[at] = unknownTool(call, offered)
-      continue
+    if (entry !== undefined && !core.toolHooks.empty && (core.toolHooks.has("PreToolCall", call.name) || core.toolHooks.has("PostToolCall", call.name))) {
+      return undefined
     }
-    if (!core.toolHooks.empty && (core.toolHooks.has("PreToolCall", call.name) || core.toolHooks.has("PostToolCall", call.name))) return undefined
-    const args = prepareArguments(core, entry.meta.schema, call.arguments)
-    // The usual batch: one call that parsed.
-    if (count === 1 && args.ok) {
+    const args = entry === undefined ? undefined : prepareArguments(core, entry.meta.schema, call.arguments)
+    // The usual batch: one call that parsed (no array, no job record).
+    if (count === 1 && entry !== undefined && args?.ok === true) {
       const sole = soleCall(core, call, entry, args.args, signal)
       if (sole !== undefined) return sole
     }
-    jobs.push({ at, call, meta: entry.meta, tool: entry.tool, args })
+    fixed ??= new Array<ToolOutcome | undefined>(count)
+    jobs ??= []
+    // Unknown tools skip the hooks, as on the general path: there is no meta or instance to show them.
+    if (entry === undefined || args === undefined) fixed[at] = unknownTool(call, offered)
+    else jobs.push({ at, call, meta: entry.meta, tool: entry.tool, args })
   }
-  return runJobs(core, calls, jobs, fixed, signal)
+  return runJobs(core, calls, jobs ?? [], fixed ?? [], signal)
 }
 
 /** `new Promise(capture)` leaves the promise's resolve function here, so no executor closure is made per call. */
