@@ -352,6 +352,7 @@ export const executeWithHooks = async (
 
   const ran = await runJobs(core, calls, toRun, fixed, signal)
   if (ran.kind === "done" && ran.error !== undefined) return ran
+  if (signal.aborted) return failAll(cancelledBy(signal), "Cancelled")
 
   // Typed PostToolCall hooks first (they see the handler's value), then the plain ones (they see the text).
   for (const job of values.size === 0 ? [] : toRun) {
