@@ -232,7 +232,7 @@ export const entryOf = (handle: ToolServerHandle, name: string): ToolEntry | und
 /**
  * @internal Starts the tool on the form of the arguments it takes, and returns what it returned (not raced, not
  * mapped). May throw: plain JavaScript tools may do anything. The Worker uses it for calls it races against the
- * run's signal itself, once per batch (`src/worker/tool-execution.ts`).
+ * run's signal itself, once per batch (`src/worker/call-runner.ts`).
  */
 /**
  * @internal `startTool`, except that a typed tool (`isTypedTool`) settles with its handler's value before it is
