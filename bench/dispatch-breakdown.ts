@@ -10,6 +10,12 @@ import { defineTool } from "#internal/tool/define-tool"
 import type { ToolContext } from "#internal/tool/tool"
 import { registerDefinitions } from "#internal/tool-server/registration"
 import { ToolServer } from "#internal/tool-server/tool-server"
+import type { LlmClient } from "#internal/llm/client"
+import { Item } from "#internal/llm/item"
+import type { JsonSchema } from "#internal/schema/json-schema"
+import { prepareArguments } from "#internal/worker/prepared-arguments"
+import { executeBatch } from "#internal/worker/tool-execution"
+import { makeCore } from "#internal/worker/worker-core"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
 import { timeOp } from "./support/timing.ts"
 
@@ -65,6 +71,24 @@ const main = async (): Promise<void> => {
   await row("`handle.callTool` (raw JSON Schema), no signal", () => handle.callTool("weather", VALID))
   const signal = new AbortController().signal
   await row("`handle.callTool` (raw JSON Schema), with `signal`", () => handle.callTool("weather", VALID, { signal }))
+
+  // The Worker's own steps around the call (bench/dispatch.ts times the whole path, "Worker tool path").
+  const client = { scheme: "anthropic" } as unknown as LlmClient
+  const settings = {
+    maxTurns: 32,
+    toolTimeoutMs: undefined,
+    toolTimeouts: {},
+    maxToolOutputBytes: 100 * 1024,
+    maxArgumentDepth: 64,
+    maxParallelTools: 16,
+    maxCallsPerResponse: 128
+  }
+  const core = makeCore({ client, tools: handle, systemPrompt: undefined, config: {}, history: [], settings })
+  const schema = (handle.getTool("weather") as { readonly meta: { readonly schema: JsonSchema } }).meta.schema
+  await row("`prepareArguments` (Worker: depth bound, `JSON.parse`, object check)", () => prepareArguments(core, schema, VALID))
+  const offered: ReadonlySet<string> = new Set(["weather"])
+  const batch = [Item.functionCall("call_1", "weather", VALID)]
+  await row("`executeBatch`, one call, no hooks (the Worker's per-call path)", () => executeBatch(core, batch, new Map(), signal, offered))
 
   // The guarded path's fixed costs, each alone.
   await row("`new AbortController()`", () => new AbortController())

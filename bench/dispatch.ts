@@ -12,17 +12,19 @@ import { Effect, Schema, Stream } from "effect"
 import { Tool as EffectTool, Toolkit } from "effect/ai"
 import { z } from "zod"
 import type { LlmClient } from "#internal/llm/client"
-import { Item } from "#internal/llm/item"
+import { type FunctionCallItem, Item } from "#internal/llm/item"
 import type { SchemeName } from "#internal/llm/scheme"
 import { jsonSchema } from "#internal/schema/codec"
 import { defineTool } from "#internal/tool/define-tool"
 import { registerDefinitions } from "#internal/tool-server/registration"
 import { ToolServer, type ToolServerHandle } from "#internal/tool-server/tool-server"
 import { IsolationPool, defineIsolatedTool } from "#internal/isolation/index"
+import { ownItem } from "#internal/worker/owned-items"
 import { executeBatch } from "#internal/worker/tool-execution"
+import { toOutputItem } from "#internal/worker/tool-outcome"
 import { makeCore } from "#internal/worker/worker-core"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
-import { type Compared, compareOps } from "./support/timing.ts"
+import { type Compared, type Op, compareOps } from "./support/timing.ts"
 
 const VALID = '{"city":"Lisbon","days":3}'
 const INVALID = '{"city":"Lisbon","days":20}'
@@ -139,6 +141,8 @@ interface Contender {
   readonly label: string
   readonly schema: string
   readonly call: (raw: string) => Promise<string>
+  /** What is timed, when the input must be fresh per call and building it is not part of the path (else `call(VALID)`). */
+  readonly timed?: Op
 }
 
 /** What a careful hand-written dispatcher does: look up, parse, check every field, await the handler, stringify. */
@@ -183,7 +187,7 @@ const ours = (schema: string, parameters: typeof zodArgs | typeof effectArgs | t
   return { label: "llm-worker `handle.callTool`", schema, call: (raw) => handle.callTool("weather", raw) }
 }
 
-/** The same call as a Worker makes it, with a cancellation signal: the guarded path (AbortController + race). */
+/** `callTool` with a cancellation signal, as an application calls it: the signal path (one shared watch per signal). */
 const oursWithSignal = (): Contender => {
   const handle = serverWith(rawArgs)
   const signal = new AbortController().signal
@@ -196,12 +200,17 @@ const oursWithSignal = (): Contender => {
 
 /**
  * The Worker's whole per-call path for one call of a response, as the turn loop runs it: the decoder's function
- * call item → argument check and parse (once) → PreToolCall hooks (none registered) → `callTool` with the run's
- * signal and the output cap → PostToolCall hooks (none) → the result item for history. A batch of one call, so
- * the batch bookkeeping is all counted against that call. `openai-chat` adds the strict-mode restore (the tool is
- * sent strict there).
+ * call item → `executeBatch` (argument check and parse, once; PreToolCall hooks, none registered; the tool with
+ * the run's signal and the output cap; PostToolCall hooks, none) → the result item for history. `executeBatch`
+ * is the very function `worker.run` calls per response. A batch of one call, so the batch bookkeeping is all
+ * counted against that call. `openai-chat` adds the strict-mode restore (the tool is sent strict there).
  */
-const workerPath = (schema: string, parameters: typeof zodArgs | typeof effectArgs | typeof rawArgs, scheme: SchemeName): Contender => {
+const workerPath = (
+  schema: string,
+  parameters: typeof zodArgs | typeof effectArgs | typeof rawArgs,
+  scheme: SchemeName,
+  owned = false
+): Contender => {
   const handle = serverWith(parameters)
   const client = { scheme } as unknown as LlmClient
   const core = makeCore({
@@ -220,20 +229,28 @@ const workerPath = (schema: string, parameters: typeof zodArgs | typeof effectAr
       maxCallsPerResponse: 128
     }
   })
+  // A run's signal is its own controller's (RunControl), watched by nothing else.
   const signal = new AbortController().signal
   const offered: ReadonlySet<string> = new Set(["weather"])
   const noDecisions = new Map()
   let calls = 0
+  // The decoder's output, made outside the timed region (as the baseline's argument text is): a fresh call id
+  // per call, as a response has.
+  const batch = (raw: string): ReadonlyArray<FunctionCallItem> => [Item.functionCall(`call_${++calls}`, "weather", raw)]
+  // What the turn loop does with a batch: await it, then map each outcome to its history item (`toOutputItem`);
+  // `owned` adds the history's own copy (`ownItem`), which every item entering the history gets.
+  const run = async (calls: ReadonlyArray<FunctionCallItem>): Promise<string> => {
+    const end = await executeBatch(core, calls, noDecisions, signal, offered)
+    const outcome = end.kind === "done" && end.error === undefined ? end.outcomes[0] : undefined
+    if (outcome === undefined || outcome.isError) throw new Error(outcome?.output ?? "no outcome")
+    const item = toOutputItem(outcome)
+    return owned ? (ownItem(item) as typeof item).output : item.output
+  }
   return {
-    label: `llm-worker Worker tool path (${scheme}): call item → hooks (none) → tool → result item`,
+    label: `llm-worker Worker tool path (${scheme}): call item → hooks (none) → tool → result item${owned ? " owned by the history (`ownItem`)" : ""}`,
     schema,
-    call: async (raw) => {
-      const end = await executeBatch(core, [Item.functionCall(`call_${++calls}`, "weather", raw)], noDecisions, signal, offered)
-      const outcome = end.kind === "done" ? end.outcomes[0] : undefined
-      if (outcome === undefined || outcome.isError) throw new Error(outcome?.output ?? "no outcome")
-      const item = Item.functionCallOutput(outcome.callId, outcome.output, outcome.isError)
-      return item.output
-    }
+    call: (raw) => run(batch(raw)),
+    timed: { setup: () => batch(VALID), run }
   }
 }
 
@@ -361,13 +378,14 @@ const main = async (): Promise<void> => {
     workerPath("raw JSON Schema", rawArgs, "anthropic"),
     workerPath("zod 4", zodArgs, "anthropic"),
     workerPath("raw JSON Schema", rawArgs, "openai-chat"),
+    workerPath("raw JSON Schema", rawArgs, "anthropic", true),
     isolated(pool),
     aiSdk(),
     await effectAi(),
     mcpContender
   ]
   for (const contender of contenders) await verify(contender)
-  const results = await compareOps(contenders.map((c) => () => c.call(VALID)))
+  const results = await compareOps(contenders.map((c) => c.timed ?? (() => c.call(VALID))))
   await mcpContender.close()
   await pool.close()
 

@@ -6,6 +6,7 @@ import { unwatchAbort, watchAbort, whenAborted } from "../tool/abort-watch.ts"
 import { describeThrown } from "../tool/describe-thrown.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit, limitOutput } from "../tool/output-limit.ts"
 import { toToolError } from "../tool/tool-constructors.ts"
+import { executeUnrendered, isTypedTool, renderToolOutput } from "../tool/define-tool.ts"
 import { observeOutput } from "../tool/output-observer.ts"
 import { ExecutionFailed, Internal, InvalidArgument, type ToolError } from "../tool/tool-error.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
@@ -228,8 +229,26 @@ export const callToolParsed = (
 /** @internal A registered tool's entry, without the copy `getTool` hands out. Used by the Worker's call path. */
 export const entryOf = (handle: ToolServerHandle, name: string): ToolEntry | undefined => readRegistry(handle).entries.get(name)
 
-/** Starts the tool on the form of the arguments it takes. May throw (plain JavaScript tools may do anything). */
-const start = (tool: Tool, args: CallArguments, context: ToolContext): unknown => {
+/**
+ * @internal Starts the tool on the form of the arguments it takes, and returns what it returned (not raced, not
+ * mapped). May throw: plain JavaScript tools may do anything. The Worker uses it for calls it races against the
+ * run's signal itself, once per batch (`src/worker/call-runner.ts`).
+ */
+/**
+ * @internal `startTool`, except that a typed tool (`isTypedTool`) settles with its handler's value before it is
+ * rendered: map what settles through `calledOutput` / `calledFailure` with the same `typed`. The caller's own
+ * reaction renders it, so the tool's promise does not need one more promise (and tick) to render.
+ */
+export const startToolUnrendered = (tool: Tool, typed: boolean, args: CallArguments, context: ToolContext): unknown =>
+  typed ? executeUnrendered(tool, typeof args === "string" ? args : args.value, context) : startTool(tool, args, context)
+
+/** @internal What a call started by `startToolUnrendered` resolved with, as the tool's own text (throws as rendering throws). */
+export const calledOutput = (typed: boolean, value: unknown): unknown => (typed ? renderToolOutput(value) : value)
+
+/** @internal What a call started by `startToolUnrendered` rejected with, as the tool's own `execute` rejects. */
+export const calledFailure = (typed: boolean, thrown: unknown): unknown => (typed ? toToolError(thrown) : thrown)
+
+export const startTool = (tool: Tool, args: CallArguments, context: ToolContext): unknown => {
   if (typeof args === "string") return tool.execute(args, context)
   if (typeof tool.executeParsed === "function") return tool.executeParsed(args.value, context)
   return tool.execute(args.text ?? JSON.stringify(args.value), context)
@@ -246,10 +265,24 @@ const dispatch = (registry: ToolRegistry, name: string, args: CallArguments, opt
   if (signal === undefined) {
     // The hot path: no deadline, nothing to race — one promise from the tool, one to map its failure.
     try {
+      const context = { callId, signal: NEVER_ABORTED, meta: entry.meta }
+      if (isTypedTool(entry.tool)) {
+        // Rendered here, in the one reaction that caps it.
+        return Promise.resolve(startToolUnrendered(entry.tool, true, args, context)).then(
+          (value: unknown) => {
+            let text: string
+            try {
+              text = renderToolOutput(value)
+            } catch (thrown) {
+              return failed(entry, thrown)
+            }
+            return entry.limit(text)
+          },
+          (thrown: unknown) => failed(entry, toToolError(thrown))
+        )
+      }
       // Promise.resolve: a tool written in plain JavaScript may return a bare string (free for a native promise).
-      return Promise.resolve(start(entry.tool, args, { callId, signal: NEVER_ABORTED, meta: entry.meta })).then(entry.limit, (thrown: unknown) =>
-        failed(entry, thrown)
-      )
+      return Promise.resolve(startTool(entry.tool, args, context)).then(entry.limit, (thrown: unknown) => failed(entry, thrown))
     } catch (thrown) {
       return failed(entry, thrown)
     }
@@ -282,12 +315,12 @@ export const executionError = (name: string, thrown: unknown, maxBytes: number =
 export const outputText = (output: unknown, maxBytes: number): string =>
   limitOutput(typeof output === "string" ? output : describeThrown(output, Number.MAX_SAFE_INTEGER), maxBytes)
 
-/** The cap for one call: the tool's own, else the caller's, else the default. */
-const effectiveLimit = (meta: ToolMeta, requested: number | undefined): number =>
+/** @internal The cap for one call: the tool's own, else the caller's, else the default. Throws `RangeError` for a bad cap. */
+export const effectiveLimit = (meta: ToolMeta, requested: number | undefined): number =>
   meta.maxOutputBytes ?? (requested === undefined ? DEFAULT_TOOL_OUTPUT_BYTES : checkOutputLimit(requested, "maxOutputBytes"))
 
-/** A rejection from a tool passes through only if it is one of our call errors and small enough to keep. */
-const asCallError = (name: string, thrown: unknown, maxBytes: number): ToolCallError => {
+/** @internal A rejection from a tool passes through only if it is one of our call errors and small enough to keep. */
+export const asCallError = (name: string, thrown: unknown, maxBytes: number): ToolCallError => {
   if (isToolCallError(thrown)) {
     try {
       // Read once, guarded: even a genuine instance may have had `message` redefined as a throwing getter.
@@ -316,29 +349,47 @@ const callWatched = (entry: ToolEntry, callId: string, args: CallArguments, sign
     return Promise.reject(executionError(name, new Internal({ message: describeThrown(thrown) })))
   }
   if (signal.aborted) return Promise.reject(cancelledCall(name, signal.reason))
+  const typed = isTypedTool(entry.tool)
   let running: Promise<unknown>
   try {
     // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-    running = Promise.resolve(start(entry.tool, args, { callId, signal, meta: entry.meta }))
+    running = Promise.resolve(startToolUnrendered(entry.tool, typed, args, { callId, signal, meta: entry.meta }))
   } catch (thrown) {
     return Promise.reject(executionError(name, thrown, maxBytes))
   }
   if (signal.aborted) return Promise.reject(cancelledCall(name, signal.reason))
-  return new Promise<string>((resolve, reject) => {
-    const watch = watchAbort(signal, () => reject(cancelledCall(name, signal.reason)))
-    // After a cancel the promise is already settled; a tool that ignored its signal and settles late lands here
-    // harmlessly instead of as an unhandled rejection.
-    running.then(
-      (output: unknown) => {
-        unwatchAbort(watch)
-        resolve(outputText(output, maxBytes))
-      },
-      (thrown: unknown) => {
-        unwatchAbort(watch)
+  const promise = new Promise<string>(capture)
+  const resolve = capturedResolve as (output: string) => void
+  const reject = capturedReject as (error: unknown) => void
+  const watch = watchAbort(signal, () => reject(cancelledCall(name, signal.reason)))
+  // After a cancel the promise is already settled; a tool that ignored its signal and settles late lands here
+  // harmlessly instead of as an unhandled rejection.
+  running.then(
+    (output: unknown) => {
+      unwatchAbort(watch)
+      let text: string
+      try {
+        text = outputText(calledOutput(typed, output), maxBytes)
+      } catch (thrown) {
         reject(asCallError(name, thrown, maxBytes))
+        return
       }
-    )
-  })
+      resolve(text)
+    },
+    (thrown: unknown) => {
+      unwatchAbort(watch)
+      reject(asCallError(name, calledFailure(typed, thrown), maxBytes))
+    }
+  )
+  return promise
+}
+
+/** `new Promise(capture)` leaves its resolving functions here: no executor closure per call on the signal path. */
+let capturedResolve: ((output: string) => void) | undefined
+let capturedReject: ((error: unknown) => void) | undefined
+const capture = (resolve: (output: string) => void, reject: (error: unknown) => void): void => {
+  capturedResolve = resolve
+  capturedReject = reject
 }
 
 /** The caller's abort reason stays reachable as `cause` (the Worker's own `Cancelled`, or the application's value). */
@@ -392,7 +443,7 @@ const callGuarded = (entry: ToolEntry, callId: string, args: CallArguments, opti
       const context = { callId, signal, meta: entry.meta }
       if (options.observeOutput !== undefined) observeOutput(context, options.observeOutput)
       // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-      running = Promise.resolve(start(entry.tool, args, context)) as Promise<string>
+      running = Promise.resolve(startTool(entry.tool, args, context)) as Promise<string>
     } catch (thrown) {
       finish()
       reject(executionError(name, thrown, maxBytes))

@@ -119,12 +119,15 @@ const runHandler = <A, State>(
   handler: (args: A, context: ToolContext, state: State) => unknown,
   args: A,
   context: ToolContext,
-  state: State
-): Promise<string> => {
+  state: State,
+  rendered: boolean
+): Promise<unknown> => {
   try {
     const result = handler(args, context, state)
     // Only calls whose caller asked for the value pay for a closure (see above).
     const observe = outputObserver(context)
+    // The caller renders the value in its own reaction (`executeUnrendered`): one promise and one tick fewer.
+    if (!rendered && observe === undefined && result instanceof Promise) return result
     const render = observe === undefined ? renderOutput : observedOutput(observe)
     if (isThenable(result)) return Promise.resolve(result).then(render, rejectAsToolError)
     // A handler's Effect cannot require services: the type of `execute` admits none, so the cast is sound.
@@ -134,6 +137,27 @@ const runHandler = <A, State>(
     return rejectAsToolError(thrown)
   }
 }
+
+/** Set by the typed tool class's static block: the only way to reach its unrendered entry. */
+let unrendered: (tool: Tool, args: string | ParsedArguments, context: ToolContext) => Promise<unknown>
+
+/**
+ * @internal Whether `tool` is a `defineTool` tool, whose handler's value `executeUnrendered` can hand over
+ * before it becomes text.
+ */
+export const isTypedTool = (tool: Tool): boolean => tool instanceof TypedTool
+
+/**
+ * @internal A typed tool's call, resolving with what its `execute` / `executeParsed` would resolve with, or
+ * with the handler's value before `renderToolOutput` turns it into that text (strings are their own text), and
+ * rejecting with what they would reject with, or with a value `toToolError` maps onto it. For callers that
+ * race the call and map its result in one reaction of their own (the tool server, the Worker).
+ */
+export const executeUnrendered = (tool: Tool, args: string | ParsedArguments, context: ToolContext): Promise<unknown> =>
+  unrendered(tool, args, context)
+
+/** @internal The text a typed tool's value is sent as (throws `ExecutionFailed` for a `toolFailure` or a value with no JSON form). */
+export const renderToolOutput: (value: unknown) => string = renderOutput
 
 /**
  * The instance a typed tool's factory makes. A class, so that a registration allocates one small object and the
@@ -152,17 +176,32 @@ class TypedTool<A, State> implements Tool {
     this.#state = state
   }
 
+  static {
+    unrendered = (tool, args, context) => {
+      if (!(tool instanceof TypedTool)) throw new TypeError("executeUnrendered: not a defineTool tool")
+      return typeof args === "string" ? tool.#fromText(args, context, false) : tool.#fromValue(args, context, false)
+    }
+  }
+
   execute(argumentsJson: string, context: ToolContext): Promise<string> {
+    return this.#fromText(argumentsJson, context, true) as Promise<string>
+  }
+
+  executeParsed(args: ParsedArguments, context: ToolContext): Promise<string> {
+    return this.#fromValue(args, context, true) as Promise<string>
+  }
+
+  #fromText(argumentsJson: string, context: ToolContext, rendered: boolean): Promise<unknown> {
     let parsed: ParsedArguments
     try {
       parsed = parseArguments(argumentsJson)
     } catch (thrown) {
       return rejectAsToolError(thrown)
     }
-    return this.executeParsed(parsed, context)
+    return this.#fromValue(parsed, context, rendered)
   }
 
-  executeParsed(args: ParsedArguments, context: ToolContext): Promise<string> {
+  #fromValue(args: ParsedArguments, context: ToolContext, rendered: boolean): Promise<unknown> {
     let decoded: DecodeResult<A> | Promise<DecodeResult<A>>
     try {
       decoded = this.#codec.decode(args)
@@ -171,10 +210,10 @@ class TypedTool<A, State> implements Tool {
     }
     if (decoded instanceof Promise) {
       // Only a Standard Schema with an asynchronous validate gets here; the closure is off the hot path.
-      return decoded.then((result) => runHandler(this.#handler, decodedValue(result), context, this.#state), rejectAsToolError)
+      return decoded.then((result) => runHandler(this.#handler, decodedValue(result), context, this.#state, true), rejectAsToolError)
     }
     if (!decoded.ok) return rejectAsToolError(new InvalidArgument({ message: formatIssues(decoded) }))
-    return runHandler(this.#handler, decoded.value, context, this.#state)
+    return runHandler(this.#handler, decoded.value, context, this.#state, rendered)
   }
 }
 

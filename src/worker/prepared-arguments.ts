@@ -20,7 +20,9 @@ export const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: str
   // Before anything recursive (the parser, strict-mode restore, re-serialisation, the tool's own decoder): the
   // model controls the nesting, and a few KiB of brackets overflow the stack of any recursive walker.
   const maxDepth = core.settings.maxArgumentDepth
-  if (jsonTextDepth(text, maxDepth) > maxDepth) return { ok: false, text, problem: tooDeepMessage("arguments", maxDepth) }
+  if (mayNestDeeper(text, maxDepth) && jsonTextDepth(text, maxDepth) > maxDepth) {
+    return { ok: false, text, problem: tooDeepMessage("arguments", maxDepth) }
+  }
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -33,7 +35,9 @@ export const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: str
   }
   // OpenAI strict mode makes every property required and sends null for the optional ones: undo that, for the
   // tools that were sent strict (a non-strict tool's schema forbids that null, and the decoder must say so).
-  if (core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(schema)) {
+  // The restore only ever drops a `null`: text without one anywhere (not even inside a string) is the value as
+  // parsed, already bounded by the depth check above, and needs no walk.
+  if (text.includes("null") && core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(schema)) {
     let restored: ParsedArguments
     try {
       restored = restoreStrictArguments(schema, parsed, { maxDepth }) as ParsedArguments
@@ -43,4 +47,17 @@ export const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: str
     return { ok: true, text, args: { value: restored, text: restored === parsed ? text : undefined } }
   }
   return { ok: true, text, args: { value: parsed as ParsedArguments, text } }
+}
+
+/**
+ * Whether `text` has more than `limit` opening brackets (counted inside strings too, so an upper bound of its
+ * nesting): only then can it nest deeper than `limit`, and only then is it scanned character by character.
+ * `indexOf` runs natively, and most arguments have a few brackets and a long string or two.
+ */
+const mayNestDeeper = (text: string, limit: number): boolean => {
+  if (text.length <= limit) return false
+  let count = 0
+  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) if (++count > limit) return true
+  for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) if (++count > limit) return true
+  return false
 }

@@ -1,22 +1,14 @@
 import type { FunctionCallItem, Item } from "../llm/item.ts"
 import { listBounded, quote } from "../schema/quote.ts"
-import { describeThrown } from "../tool/tool-constructors.ts"
 import { limitOutput } from "../tool/output-limit.ts"
-import type { Tool } from "../tool/tool.ts"
-import { type CallToolOptions, type ToolEntry, callToolParsed, entryOf } from "../tool-server/tool-server.ts"
-import type { ToolMeta } from "../tool/tool-meta.ts"
+import { type ToolEntry, entryOf } from "../tool-server/tool-server.ts"
+import { type Job, runJobs, soleCall } from "./call-runner.ts"
 import type { ToolCall, ToolResult } from "./hooks.ts"
-import {
-  type ToolOutcome,
-  cancelledOutcome,
-  deniedOutcome,
-  skippedOutcome
-} from "./tool-outcome.ts"
+import { type ToolOutcome, cancelledOutcome, deniedOutcome, skippedOutcome } from "./tool-outcome.ts"
 import type { WorkerCore } from "./worker-core.ts"
 import { HookAborted, HookFailed, type WorkerError, cancelledBy } from "./worker-error.ts"
 import { toWorkerError } from "./to-worker-error.ts"
 import { describeSafely } from "./describe-safely.ts"
-import { mapLimited } from "./limited-parallel.ts"
 import { runToolPostHooks, runToolPreHooks } from "./tool-hooks.ts"
 import { type PreparedArguments, prepareArguments } from "./prepared-arguments.ts"
 
@@ -35,11 +27,6 @@ export type BatchEnd =
   | { readonly kind: "done"; readonly outcomes: ReadonlyArray<ToolOutcome>; readonly error?: WorkerError }
   | { readonly kind: "paused"; readonly reason: string; readonly decisions: ReadonlyMap<string, PendingDecision> }
 
-type Resolved = { readonly call: FunctionCallItem; readonly meta: ToolMeta; readonly tool: Tool }
-
-
-/** A call to run, at its position in the batch. `observe` receives a typed tool's return value for typed PostToolCall hooks. */
-type Job = Resolved & { readonly at: number; readonly args: PreparedArguments; readonly observe?: (value: unknown) => void }
 
 /**
  * Function calls in `history` that have no output yet, in history order. Each output answers one call: the
@@ -83,42 +70,73 @@ const overLimit = (call: FunctionCallItem, count: number, limit: number): ToolOu
 })
 
 /**
- * `runOne` behind a guard: whatever goes wrong while checking or running one call (a stack overflow, a hostile
- * value thrown by the tool, a describer that throws) becomes that call's error result. A failure here must never
- * end the run, or the unanswered call would be replayed by every later run and fail the same way. Written
- * without `async`: this is every tool call's path, and each async frame is a promise and a microtask more.
- */
-const runGuarded = (core: WorkerCore, job: Job, signal: AbortSignal): Promise<ToolOutcome> => {
-  if (signal.aborted) return Promise.resolve(cancelledOutcome(job.call.callId, job.call.name, "the run was cancelled"))
-  const trace = core.trace.tool({ callId: job.call.callId, name: job.call.name, arguments: job.args.text })
-  const ended = (outcome: ToolOutcome): ToolOutcome => {
-    trace.ended(outcome)
-    return outcome
-  }
-  try {
-    return trace.within(() => runOne(core, job, signal)).then(ended, (thrown: unknown) => ended(crashedOutcome(job.call, thrown)))
-  } catch (thrown) {
-    return Promise.resolve(ended(crashedOutcome(job.call, thrown)))
-  }
-}
-
-const crashedOutcome = (call: FunctionCallItem, thrown: unknown): ToolOutcome => ({
-  callId: call.callId,
-  name: call.name,
-  status: "error",
-  output: `Tool "${call.name}" failed: ${describeSafely(thrown)}`,
-  isError: true
-})
-
-/**
  * One batch of tool calls: PreToolCall hooks one call at a time in model order, the allowed calls in parallel
  * (at most `maxParallelTools` at once), then PostToolCall hooks one result at a time in model order. Only tools
  * in `offered` — those the request that produced the calls offered the model — run; others are unknown tools,
  * even if registered since (another worker sharing the server may register tools mid-run). Calls past
  * `maxCallsPerResponse` get an error result without running.
  */
-export const executeBatch = async (
+export const executeBatch = (
   core: WorkerCore,
+  calls: ReadonlyArray<FunctionCallItem>,
+  decided: ReadonlyMap<string, PendingDecision>,
+  signal: AbortSignal,
+  offered: ReadonlySet<string>
+): Promise<BatchEnd> => {
+  try {
+    return directBatch(core, calls, decided, signal, offered) ?? executeWithHooks(core, calls, decided, signal, offered)
+  } catch (thrown) {
+    return Promise.reject(thrown)
+  }
+}
+
+/**
+ * The batch when no hook can see it (none at PreToolCall or PostToolCall, no typed hook for any of its tools)
+ * and nothing was decided before a pause: each call's arguments are prepared and the calls run, with nothing in
+ * between — no decision records, no hook inputs, no async frame. Undefined when the batch needs the hooks' path.
+ * Its results are those `executeWithHooks` gives the same batch (test/worker/direct-batch.property.test.ts).
+ */
+const directBatch = (
+  core: WorkerCore,
+  calls: ReadonlyArray<FunctionCallItem>,
+  decided: ReadonlyMap<string, PendingDecision>,
+  signal: AbortSignal,
+  offered: ReadonlySet<string>
+): Promise<BatchEnd> | undefined => {
+  const count = calls.length
+  if (decided.size !== 0 || count > core.settings.maxCallsPerResponse || core.hooks.has("PreToolCall") || core.hooks.has("PostToolCall")) {
+    return undefined
+  }
+  let fixed: Array<ToolOutcome | undefined> | undefined
+  let jobs: Array<Job> | undefined
+  for (let at = 0; at < count; at++) {
+    const call = calls[at] as FunctionCallItem
+    const entry = offered.has(call.name) ? entryOf(core.tools, call.name) : undefined
+    if (entry !== undefined && !core.toolHooks.empty && (core.toolHooks.has("PreToolCall", call.name) || core.toolHooks.has("PostToolCall", call.name))) {
+      return undefined
+    }
+    const args = entry === undefined ? undefined : prepareArguments(core, entry.meta.schema, call.arguments)
+    // The usual batch: one call that parsed (no array, no job record).
+    if (count === 1 && entry !== undefined && args?.ok === true) {
+      const sole = soleCall(core, call, entry, args.args, signal)
+      if (sole !== undefined) return sole
+    }
+    fixed ??= new Array<ToolOutcome | undefined>(count)
+    jobs ??= []
+    // Unknown tools skip the hooks, as on the general path: there is no meta or instance to show them.
+    if (entry === undefined || args === undefined) fixed[at] = unknownTool(call, offered)
+    else jobs.push({ at, call, meta: entry.meta, tool: entry.tool, args })
+  }
+  return runJobs(core, calls, jobs ?? [], fixed ?? [], signal)
+}
+
+/**
+ * The general batch: hooks, decisions kept over a pause, calls past the limit. @internal Exported for the
+ * property test that holds `directBatch` to it (test/worker/direct-batch.property.test.ts).
+ */
+export const executeWithHooks = async (
+  core: WorkerCore,
+
   calls: ReadonlyArray<FunctionCallItem>,
   decided: ReadonlyMap<string, PendingDecision>,
   signal: AbortSignal,
@@ -230,14 +248,8 @@ export const executeBatch = async (
     toRun.push({ at, call, meta: entry.meta, tool: entry.tool, args, ...(observe === undefined ? {} : { observe }) })
   }
 
-  // One call (the usual batch) is awaited directly: no lanes, no Promise.all.
-  if (toRun.length === 1) {
-    const job = toRun[0] as Job
-    fixed[job.at] = await runGuarded(core, job, signal)
-  } else if (toRun.length > 1) {
-    const executed = await mapLimited(toRun, core.settings.maxParallelTools, (job) => runGuarded(core, job, signal))
-    for (let i = 0; i < toRun.length; i++) fixed[(toRun[i] as Job).at] = executed[i]
-  }
+  const ran = await runJobs(core, calls, toRun, fixed, signal)
+  if (ran.kind === "done" && ran.error !== undefined) return ran
   if (signal.aborted) return failAll(cancelledBy(signal), "Cancelled")
 
   // Typed PostToolCall hooks first (they see the handler's value), then the plain ones (they see the text).
@@ -347,41 +359,3 @@ const synthetic = (call: FunctionCallItem, decision: PendingDecision | undefined
   return cancelledOutcome(call.callId, call.name, reason)
 }
 
-/** Checks the argument text is a JSON object before the tool sees it; the model gets the precise problem. */
-
-const runOne = (core: WorkerCore, job: Job, signal: AbortSignal): Promise<ToolOutcome> => {
-  const { call, meta } = job
-  const checked = job.args
-  if (!checked.ok) {
-    return Promise.resolve({
-      callId: call.callId,
-      name: call.name,
-      status: "error",
-      output: `Invalid arguments for tool "${call.name}": ${checked.problem}`,
-      isError: true
-    })
-  }
-  const timeoutMs = core.settings.toolTimeouts[call.name] ?? core.settings.toolTimeoutMs
-  const maxOutputBytes = core.settings.maxToolOutputBytes
-  const base: CallToolOptions =
-    timeoutMs === undefined ? { callId: call.callId, signal, maxOutputBytes } : { callId: call.callId, signal, maxOutputBytes, timeoutMs }
-  const options: CallToolOptions = job.observe === undefined ? base : { ...base, observeOutput: job.observe }
-  return callToolParsed(core.tools, call.name, checked.args, options).then(
-    (output): ToolOutcome => ({ callId: call.callId, name: call.name, status: "ok", output: String(output), isError: false }),
-    (thrown: unknown): ToolOutcome => {
-      try {
-        return failedOutcome(call, meta, core.settings.maxToolOutputBytes, thrown)
-      } catch (crash) {
-        return crashedOutcome(call, crash)
-      }
-    }
-  )
-}
-
-const failedOutcome = (call: FunctionCallItem, meta: ToolMeta, maxToolOutputBytes: number, thrown: unknown): ToolOutcome => {
-  const tag = (thrown as { _tag?: string })._tag
-  const message = limitOutput(describeThrown(thrown, Number.MAX_SAFE_INTEGER), meta.maxOutputBytes ?? maxToolOutputBytes)
-  if (tag === "ToolTimeout") return { callId: call.callId, name: call.name, status: "timeout", output: message, isError: true }
-  if (tag === "ToolCancelled") return cancelledOutcome(call.callId, call.name, "the run was cancelled")
-  return { callId: call.callId, name: call.name, status: "error", output: message, isError: true }
-}

@@ -127,6 +127,8 @@ export class ToolHookRegistry {
     PreToolCall: new Map(),
     PostToolCall: new Map()
   }
+  /** Typed hooks registered, at any point for any tool. */
+  #count = 0
 
   add<A, O>(definition: TypedToolDefinition<A, O>, point: ToolHookPoint, hook: AnyToolHook): () => void {
     if (point !== "PreToolCall" && point !== "PostToolCall") {
@@ -141,10 +143,19 @@ export class ToolHookRegistry {
     byName.set(definition.toolName, list)
     const entry: Registered = { definition, codec: definition.codec as ArgumentCodec<unknown>, hook }
     list.push(entry)
+    this.#count++
     return () => {
       const at = list.indexOf(entry)
-      if (at >= 0) list.splice(at, 1)
+      if (at >= 0) {
+        list.splice(at, 1)
+        this.#count--
+      }
     }
+  }
+
+  /** Whether no typed hook is registered at all (the usual case: every call's check is one field read). */
+  get empty(): boolean {
+    return this.#count === 0
   }
 
   /** The hooks of `point` for this registered tool: only those whose definition built this very instance. */

@@ -126,3 +126,20 @@ describe("the tool set of a request", () => {
     expect(result?.output).toContain("… and 30 more")
   })
 })
+
+describe("per-tool deadlines", () => {
+  it("are looked up by own key only: a tool named after an Object.prototype member has no deadline of its own", async () => {
+    const names = ["constructor", "toString", "valueOf"]
+    const client = new ScriptedClient([toolCallResponse(names.map((name, i) => ({ id: `c${i}`, name, args: "{}" }))), textResponse("ok")])
+    const worker = Worker.create({ client, toolTimeouts: {} })
+    for (const name of names) {
+      worker.registerTool(() => [
+        ToolMeta.make(name),
+        // Settles on a later macrotask: with Object.prototype's function taken for a deadline it timed out first.
+        { execute: () => new Promise<string>((resolve) => setTimeout(() => resolve(`${name} answered`), 15)) }
+      ])
+    }
+    const result = await worker.run("go")
+    expect(outputs(result.items).map((o) => [o.output, o.isError])).toEqual(names.map((name) => [`${name} answered`, false]))
+  })
+})
