@@ -40,7 +40,7 @@ export type { NormalizeOptions } from "./schema/normalize.ts"
 export type { CanonicalJsonOptions } from "./schema/canonical-json.ts"
 export type { RestoreOptions } from "./schema/dialects/openai-strict.ts"
 export { DEFAULT_MAX_SCHEMA_NODES } from "./schema/normalize.ts"
-export { DEFAULT_FULL_CHECK_SIZE, DEFAULT_KEPT_ISSUES } from "./schema/sources/ajv-validator.ts"
+export { DEFAULT_FULL_CHECK_SIZE, DEFAULT_KEPT_ISSUES, DEFAULT_SHARED_VALIDATORS, limitSharedValidators } from "./schema/sources/ajv-validator.ts"
 export { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_DOCUMENT_DEPTH, JsonTooDeepError, jsonTextDepth } from "./schema/json-depth.ts"
 export { DEFAULT_QUOTE_CHARS, DEFAULT_LISTED_ISSUES } from "./schema/quote.ts"
 

@@ -55,23 +55,77 @@ export interface CheckFailure {
  */
 export type JsonSchemaCheck = (input: unknown, size: number) => CheckFailure | undefined
 
+/** Default number of distinct compiled schemas kept for sharing, per compiler (see `limitSharedValidators`). */
+export const DEFAULT_SHARED_VALIDATORS = 1024
+
 /**
  * Identical schemas (by canonical text) share one compiled validator per compiler. A compiled validator is several
  * KiB of generated code, the bulk of a defined tool's memory; many tools share argument shapes.
+ *
+ * The share is bounded, least recently compiled-or-shared first out: a long-running tool host whose plugins keep
+ * registering new schemas must not keep every schema it ever saw. Eviction also removes the schema from ajv's own
+ * cache (ajv keeps every compiled schema object otherwise). A tool that already holds an evicted validator keeps
+ * using it; only a later tool with the same schema compiles it again.
  */
-const compiledAll = new Map<string, ValidateFunction>()
-const compiledFirst = new Map<string, ValidateFunction>()
+class SharedValidators {
+  private readonly compiled = new Map<string, { readonly schema: JsonSchema; readonly validate: ValidateFunction }>()
 
-const validatorFor = (schema: JsonSchema, all: boolean): ValidateFunction => {
-  const key = canonicalSchemaJson(schema)
-  const cache = all ? compiledAll : compiledFirst
-  let validate = cache.get(key)
-  if (validate === undefined) {
-    validate = (all ? ajvAll : ajvFirst).compile(schema)
-    cache.set(key, validate)
+  constructor(private readonly ajv: Ajv2020) {}
+
+  get size(): number {
+    return this.compiled.size
   }
-  return validate
+
+  get(schema: JsonSchema): ValidateFunction {
+    const key = canonicalSchemaJson(schema)
+    const found = this.compiled.get(key)
+    if (found !== undefined) {
+      // Map order is the eviction order: a shared hit moves to the back.
+      this.compiled.delete(key)
+      this.compiled.set(key, found)
+      return found.validate
+    }
+    const validate = this.ajv.compile(schema)
+    this.compiled.set(key, { schema, validate })
+    this.trim(sharedLimit)
+    return validate
+  }
+
+  trim(limit: number): void {
+    for (const [key, entry] of this.compiled) {
+      if (this.compiled.size <= limit) return
+      this.compiled.delete(key)
+      this.ajv.removeSchema(entry.schema)
+    }
+  }
 }
+
+let sharedLimit = DEFAULT_SHARED_VALIDATORS
+const compiledAll = new SharedValidators(ajvAll)
+const compiledFirst = new SharedValidators(ajvFirst)
+
+/**
+ * Sets how many distinct compiled schemas are kept for sharing between tools, per compiler (default
+ * {@link DEFAULT_SHARED_VALIDATORS}); the process-wide bound on the validator cache. Lowering it evicts at once.
+ * `0` turns sharing off (every tool compiles its own validator on first use).
+ *
+ * @example
+ * ```ts
+ * import { limitSharedValidators } from "llm-worker"
+ * limitSharedValidators(256) // a host whose plugins churn through many schemas
+ * ```
+ */
+export const limitSharedValidators = (limit: number): void => {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limitSharedValidators: expected a whole number ≥ 0, got ${String(limit)}`)
+  sharedLimit = limit
+  compiledAll.trim(limit)
+  compiledFirst.trim(limit)
+}
+
+/** Distinct compiled schemas held for sharing (both compilers); for tests and diagnostics. */
+export const sharedValidatorCount = (): number => compiledAll.size + compiledFirst.size
+
+const validatorFor = (schema: JsonSchema, all: boolean): ValidateFunction => (all ? compiledAll : compiledFirst).get(schema)
 
 /**
  * Checks the schema now (an invalid schema fails at definition time) but compiles it on first use: defining
