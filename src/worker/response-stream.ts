@@ -6,7 +6,7 @@ import { type AssistantResponse, type PartialResponse, ResponseCollector } from 
 import { describeIssue } from "../timeline/protocol-issue.ts"
 import { Timeline } from "../timeline/timeline.ts"
 import { takenCallIds, uniqueCallIds } from "./call-ids.ts"
-import { childController, raceAbort } from "./cancellation.ts"
+import { AbortRace, childController } from "./cancellation.ts"
 import { ownItem } from "./owned-items.ts"
 import type { StreamHookResult } from "./hooks.ts"
 import type { WorkerCore } from "./worker-core.ts"
@@ -128,10 +128,12 @@ export const streamResponse = async (
   }
 
   const trace = core.trace.request(request, turn)
+  // One abort watch for the whole stream: a client that ignores its signal cannot hold the run past a cancel.
+  const race = new AbortRace(runSignal, cancelled)
   try {
     iterator = core.client.stream(request, { signal: requests.signal, body })[Symbol.asyncIterator]()
     for (;;) {
-      const next = await raceAbort(iterator.next(), runSignal, cancelled)
+      const next = await race.next(iterator.next())
       if (next.done === true) break
       const event = next.value
       eventCount++
@@ -162,6 +164,8 @@ export const streamResponse = async (
     const error = withPartial(runSignal.aborted ? cancelled() : toWorkerError(thrown), collector.partial())
     trace.failed(error)
     throw error
+  } finally {
+    race.stop()
   }
   timeline.finish()
   const response = collector.result()
