@@ -1,3 +1,4 @@
+import { anchorShapes } from "../llm/shape-anchor.ts"
 import { type AbortWatch, unwatchAbort, watchAbort, whenAborted } from "../tool/abort-watch.ts"
 import { cancelledBy, cancelledFor } from "./worker-error.ts"
 
@@ -115,3 +116,7 @@ export class AbortRace {
     unwatchAbort(this.#watch)
   }
 }
+
+// Made per run and dead between runs: one of each kept so V8 keeps their shapes and the code optimised for them,
+// Node's AbortController, AbortSignal and abort-listener shapes included (`shape-anchor.ts`).
+anchorShapes(new RunControl(undefined), new AbortRace(new AbortController().signal, () => undefined), childController(new AbortController().signal))

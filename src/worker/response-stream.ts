@@ -1,3 +1,5 @@
+import { anchorShapes } from "../llm/shape-anchor.ts"
+import { SubscriberHub } from "./subscriber.ts"
 import type { BlockDelta, BlockMeta, Event } from "../llm/event.ts"
 import type { BlockPosition, BlockStop } from "../timeline/block-scope.ts"
 import type { Item } from "../llm/item.ts"
@@ -210,3 +212,6 @@ const withPartial = (error: WorkerError, partial: PartialResponse): WorkerError 
       return error
   }
 }
+
+// Per response, dead between runs: kept once so V8 keeps their shapes (`shape-anchor.ts`).
+anchorShapes(new SubscriberBlock(new SubscriberHub(), 0, 0, "text"), new RequestSignals(new AbortController().signal))
