@@ -119,4 +119,6 @@ export class AbortRace {
 
 // Made per run and dead between runs: one of each kept so V8 keeps their shapes and the code optimised for them,
 // Node's AbortController, AbortSignal and abort-listener shapes included (`shape-anchor.ts`).
-anchorShapes(new RunControl(undefined), new AbortRace(new AbortController().signal, () => undefined), childController(new AbortController().signal))
+// The run's signal is anchored as a run leaves it: watched by a stream's race and parent of a request signal.
+const anchoredRun = new RunControl(undefined)
+anchorShapes(anchoredRun, new AbortRace(anchoredRun.signal, () => undefined), childController(anchoredRun.signal), new RunControl(new AbortController().signal))
