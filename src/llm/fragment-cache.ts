@@ -1,3 +1,4 @@
+import { anchorShapes } from "./shape-anchor.ts"
 import type { Item } from "./item.ts"
 import { memoOf } from "./item-memo.ts"
 
@@ -256,3 +257,6 @@ export class FragmentCache<F> {
     return fragment
   }
 }
+
+// Made per item encoded: kept once so V8 keeps its shapes (`shape-anchor.ts`).
+anchorShapes(new Recording(plainContext({ toWire: (name) => name })))

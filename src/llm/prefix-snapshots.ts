@@ -1,3 +1,4 @@
+import { anchorShapes } from "./shape-anchor.ts"
 import { type CallLedger, flat, type ItemContext, isCacheable } from "./fragment-cache.ts"
 import type { Item } from "./item.ts"
 import { memoOf } from "./item-memo.ts"
@@ -264,3 +265,6 @@ export const resumedPieces = (closed: string, pieces: number): number => {
   flat(closed)
   return 0
 }
+
+// Made per request or conversation and often all dead between runs: kept once so V8 keeps their shapes.
+anchorShapes(new Lineage(), new ResumableContext({ toWire: (name) => name }))

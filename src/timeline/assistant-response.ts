@@ -1,3 +1,4 @@
+import { anchorShapes } from "../llm/shape-anchor.ts"
 import type { RawUsage, StopReason, Usage } from "../llm/event.ts"
 import type { ContentPart, Item } from "../llm/item.ts"
 import type { BlockPosition } from "./block-scope.ts"
@@ -5,7 +6,7 @@ import type { ProtocolIssue } from "./protocol-issue.ts"
 import { type CitationEntry, type ProviderItemBlock, ProviderItemCollector } from "./provider-item-collector.ts"
 import { type ReasoningBlock, ReasoningCollector } from "./reasoning-collector.ts"
 import { type TextBlock, TextCollector } from "./text-collector.ts"
-import { type Timeline, TimelineMisuse, type TimelineState } from "./timeline.ts"
+import { Timeline, TimelineMisuse, type TimelineState } from "./timeline.ts"
 import { type AbortedToolCall, type ToolCallBlock, ToolCallCollector } from "./tool-call-collector.ts"
 import { UsageCollector } from "./usage-collector.ts"
 
@@ -167,3 +168,7 @@ export class ResponseCollector {
     return raw === undefined ? {} : { rawUsage: raw }
   }
 }
+
+// A response's timeline and collectors are made per response and all die between runs: keep one of each (empty)
+// so that V8 keeps their shapes and the code optimised for them (`shape-anchor.ts`).
+anchorShapes(new ResponseCollector(new Timeline()))

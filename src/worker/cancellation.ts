@@ -1,4 +1,5 @@
-import { whenAborted } from "../tool/abort-watch.ts"
+import { anchorShapes } from "../llm/shape-anchor.ts"
+import { type AbortWatch, unwatchAbort, watchAbort, whenAborted } from "../tool/abort-watch.ts"
 import { cancelledBy, cancelledFor } from "./worker-error.ts"
 
 /**
@@ -76,3 +77,48 @@ export const raceAbort = <A>(promise: Promise<A>, signal: AbortSignal, onAbort: 
     )
   })
 }
+
+/**
+ * `raceAbort` for a sequence of promises awaited one after another (a stream's `next()` calls): one abort watch
+ * for the whole sequence instead of a watch, two settle closures and a stop function per promise. The watch
+ * rejects whichever promise is being awaited when the signal fires; `stop()` must be called when the sequence ends.
+ */
+export class AbortRace {
+  #reject: ((reason: unknown) => void) | undefined = undefined
+  readonly #watch: AbortWatch
+
+  constructor(
+    readonly signal: AbortSignal,
+    readonly onAbort: () => unknown
+  ) {
+    this.#watch = watchAbort(signal, () => {
+      const reject = this.#reject
+      this.#reject = undefined
+      reject?.(onAbort())
+    })
+  }
+
+  /** Settles as `promise` does, or rejects with `onAbort()` as soon as the signal fires (the promise left to settle). */
+  next<A>(promise: Promise<A>): Promise<A> {
+    if (this.signal.aborted) {
+      promise.catch(() => undefined)
+      return Promise.reject(this.onAbort())
+    }
+    return new Promise<A>((resolve, reject) => {
+      this.#reject = reject
+      // After an abort the promise's own outcome is ignored (a settled promise stays settled) and never unhandled.
+      promise.then(resolve, reject)
+    })
+  }
+
+  stop(): void {
+    this.#reject = undefined
+    unwatchAbort(this.#watch)
+  }
+}
+
+// Made per run and dead between runs: one of each kept so V8 keeps their shapes and the code optimised for them,
+// Node's AbortController, AbortSignal and abort-listener shapes included (`shape-anchor.ts`).
+// The run's signal is anchored as a run leaves it: watched by a stream's race and parent of a request signal.
+const anchoredRun = new RunControl(undefined)
+anchorShapes(anchoredRun, new AbortRace(anchoredRun.signal, () => undefined), childController(anchoredRun.signal), new RunControl(new AbortController().signal))

@@ -1,3 +1,5 @@
+import { anchorShapes } from "../llm/shape-anchor.ts"
+import { SubscriberHub } from "./subscriber.ts"
 import type { BlockDelta, BlockMeta, Event } from "../llm/event.ts"
 import type { BlockPosition, BlockStop } from "../timeline/block-scope.ts"
 import type { Item } from "../llm/item.ts"
@@ -6,7 +8,7 @@ import { type AssistantResponse, type PartialResponse, ResponseCollector } from 
 import { describeIssue } from "../timeline/protocol-issue.ts"
 import { Timeline } from "../timeline/timeline.ts"
 import { takenCallIds, uniqueCallIds } from "./call-ids.ts"
-import { childController, raceAbort } from "./cancellation.ts"
+import { AbortRace, childController } from "./cancellation.ts"
 import { ownItem } from "./owned-items.ts"
 import type { StreamHookResult } from "./hooks.ts"
 import type { WorkerCore } from "./worker-core.ts"
@@ -128,10 +130,12 @@ export const streamResponse = async (
   }
 
   const trace = core.trace.request(request, turn)
+  // One abort watch for the whole stream: a client that ignores its signal cannot hold the run past a cancel.
+  const race = new AbortRace(runSignal, cancelled)
   try {
     iterator = core.client.stream(request, { signal: requests.signal, body })[Symbol.asyncIterator]()
     for (;;) {
-      const next = await raceAbort(iterator.next(), runSignal, cancelled)
+      const next = await race.next(iterator.next())
       if (next.done === true) break
       const event = next.value
       eventCount++
@@ -162,6 +166,8 @@ export const streamResponse = async (
     const error = withPartial(runSignal.aborted ? cancelled() : toWorkerError(thrown), collector.partial())
     trace.failed(error)
     throw error
+  } finally {
+    race.stop()
   }
   timeline.finish()
   const response = collector.result()
@@ -206,3 +212,6 @@ const withPartial = (error: WorkerError, partial: PartialResponse): WorkerError 
       return error
   }
 }
+
+// Per response, dead between runs: kept once so V8 keeps their shapes (`shape-anchor.ts`).
+anchorShapes(new SubscriberBlock(new SubscriberHub(), 0, 0, "text"), new RequestSignals(new AbortController().signal))

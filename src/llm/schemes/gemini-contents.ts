@@ -1,3 +1,5 @@
+import { anchorShapes } from "../shape-anchor.ts"
+import { buildToolNameMap } from "../../schema/tool-names.ts"
 import type { ToolNameMap } from "../../schema/provider-tools.ts"
 import { type CallLedger, FragmentCache, flat, type ItemContext, plainContext } from "../fragment-cache.ts"
 import { type HistoryFold, PrefixSnapshots, ResumableContext, resumedPieces, type SealedCalls } from "../prefix-snapshots.ts"
@@ -208,3 +210,6 @@ export const cachedGeminiContents = (
 
 /** How `jsonBody` prints the start of a `{ role, parts }` content. */
 const CONTENT_OPEN: Readonly<Record<Role, string>> = { user: '{"role":"user","parts":[', model: '{"role":"model","parts":[' }
+
+// A fold is made per request and none is alive between runs: one kept so V8 keeps its shapes (`shape-anchor.ts`).
+anchorShapes(new GeminiFold(geminiFragments(), buildToolNameMap([], "gemini")))

@@ -1,3 +1,5 @@
+import { anchorShapes } from "../shape-anchor.ts"
+import { buildToolNameMap } from "../../schema/tool-names.ts"
 import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
 import { FragmentCache, flat } from "../fragment-cache.ts"
 import { type HistoryFold, PrefixSnapshots, ResumableContext, resumedPieces, type SealedCalls } from "../prefix-snapshots.ts"
@@ -356,3 +358,6 @@ const chatScheme = (options: OpenAiChatOptions, history: History): Scheme => {
 
 /** The Chat Completions scheme as OpenAI itself speaks it. */
 export const openAiChatScheme: Scheme = makeOpenAiChatScheme()
+
+// A fold is made per request and none is alive between runs: one kept so V8 keeps its shapes (`shape-anchor.ts`).
+anchorShapes(new ChatFold(new FragmentCache<string>(), false, undefined, buildToolNameMap([], "openai-chat")))

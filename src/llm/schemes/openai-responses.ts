@@ -1,3 +1,5 @@
+import { anchorShapes } from "../shape-anchor.ts"
+import { buildToolNameMap } from "../../schema/tool-names.ts"
 import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
 import { FragmentCache, flat } from "../fragment-cache.ts"
 import { type HistoryFold, PrefixSnapshots, ResumableContext, resumedPieces, type SealedCalls } from "../prefix-snapshots.ts"
@@ -195,3 +197,6 @@ export const openAiResponsesScheme: Scheme = responsesScheme(cachedInput)
 
 /** The same scheme without the fragment cache, item by item as before it: tests hold both to the same bytes. */
 export const uncachedOpenAiResponsesScheme: Scheme = responsesScheme(uncachedInput)
+
+// A fold is made per request and none is alive between runs: one kept so V8 keeps its shapes (`shape-anchor.ts`).
+anchorShapes(new InputFold(buildToolNameMap([], "openai-responses")))
