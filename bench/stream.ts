@@ -32,12 +32,24 @@ import { type CorpusShape, chunkBytes, syntheticSse } from "./support/sse-corpus
 import { PARSERS } from "./support/sse-parsers.ts"
 import { compareOps } from "./support/timing.ts"
 
+/**
+ * `BENCH_STREAM=anthropic:256` (format and/or read size, comma-separated alternatives) runs only the matching
+ * cells of the first table and skips the others: for a CPU profile of one cell (`node --cpu-prof`).
+ */
+const only = process.env["BENCH_STREAM"]?.split(",").map((spec) => spec.trim()).filter((spec) => spec !== "")
+const wanted = (name: string, size?: number): boolean =>
+  only === undefined ||
+  only.some((spec) => {
+    const [format, chunk] = spec.split(":")
+    return (format === "" || format === undefined || format === name) && (chunk === undefined || size === undefined || Number(chunk) === size)
+  })
+
 const FORMATS: ReadonlyArray<{ readonly scheme: Scheme; readonly provider: string }> = [
   { scheme: openAiChatScheme, provider: "openai" },
   { scheme: openAiResponsesScheme, provider: "openai-responses" },
   { scheme: anthropicScheme, provider: "anthropic" },
   { scheme: geminiScheme, provider: "gemini" }
-]
+].filter(({ scheme }) => wanted(scheme.name))
 
 /** ~256 B is about one event per read (token-by-token streaming); 16 KiB is a burst read off a busy socket. */
 const CHUNK_SIZES = [256, 1024, 4096, 16 * 1024] as const
@@ -171,6 +183,7 @@ const main = async (): Promise<void> => {
   for (const { scheme, provider } of FORMATS) {
     const body = bodyFor(scheme.name)
     for (const size of CHUNK_SIZES) {
+      if (!wanted(scheme.name, size)) continue
       const chunks = chunkBytes(body, size)
       const sanity = [decodeOnly(scheme, chunks), decodeWithTimeline(scheme, chunks), await viaClient(provider, chunks)(), await aiSdkParse(chunks)]
       if (sanity.some((n) => n === 0)) throw new Error(`${scheme.name}: a contender produced nothing`)
@@ -205,7 +218,7 @@ const main = async (): Promise<void> => {
       rows
     )
   )
-  const cells = FORMATS.length * CHUNK_SIZES.length * 2
+  const cells = rows.length * 2
   const target = `Target on one core: decode ≥ ${TARGET_MBPS} MB/s, client ≥ ${TARGET_CLIENT_MBPS} MB/s, at every read size`
   console.log(
     misses.length === 0
@@ -213,6 +226,7 @@ const main = async (): Promise<void> => {
       : `\n${target}: met in ${cells - misses.length} of ${cells} cells; below it: ${misses.join("; ")}.`
   )
 
+  if (only !== undefined) return
   console.log("\n### SSE parsers side by side (TextDecoder + parser, no JSON)\n")
   const parserRows: Array<Array<string>> = []
   for (const { scheme } of FORMATS) {

@@ -107,6 +107,16 @@ describe("streamSse over HTTP", () => {
     expect(events.filter((e) => e.type === "block_start").map((e) => e.type === "block_start" && e.block.kind)).toEqual(["text", "tool_use"])
   })
 
+  it("passes over messages whose data is blank, Unicode whitespace included, without decoding them", async () => {
+    // The chat decoder fails a chunk that is not JSON, so any blank message it were given would show as an error.
+    const blanks = ["", " ", "\t", "\u00a0", "\u2028 \ufeff", "\u3000"]
+    const messages = parseSseText(CHAT).flatMap((message, i) => [{ data: blanks[i % blanks.length] as string }, { data: message.data }])
+    const h = await harness([{ kind: "stream", transcript: sseText(messages) }])
+    const { events, error } = await h.run()
+    expect(error).toBeUndefined()
+    expect(events).toEqual(reference(CHAT))
+  })
+
   it("gives the same events whatever the chunk boundaries, split multi-byte characters included", async () => {
     const expected = reference(CHAT)
     const length = Buffer.byteLength(CHAT)

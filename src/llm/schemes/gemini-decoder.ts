@@ -102,6 +102,9 @@ const mergeUsage = (fields: Map<string, unknown> | undefined, next: unknown): Ma
   return merged
 }
 
+/** A candidate's metadata that becomes citations of its answer. */
+const CANDIDATE_METADATA = ["groundingMetadata", "urlContextMetadata"] as const
+
 const parseChunk = (message: SseMessage): GeminiStreamChunk => {
   try {
     const parsed: unknown = JSON.parse(message.data)
@@ -320,8 +323,16 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
         ? events
         : [...events, ...fail("prompt_blocked", `Gemini blocked the prompt (${blockReason})`, "prompt blocked")]
     }
-    for (const each of candidate.content?.parts ?? []) events.push(...part(each))
-    for (const kind of ["groundingMetadata", "urlContextMetadata"] as const) {
+    const parts = candidate.content?.parts ?? []
+    // Indexed, without spreading each part's events: this runs on every chunk. Anything else a hostile server
+    // sends as `parts` is iterated (or refused) as before.
+    if (Array.isArray(parts)) {
+      for (let i = 0; i < parts.length; i++) {
+        const produced = part(parts[i] as GeminiPart)
+        for (let j = 0; j < produced.length; j++) events.push(produced[j] as Event)
+      }
+    } else for (const each of parts) events.push(...part(each))
+    for (const kind of CANDIDATE_METADATA) {
       const metadata = candidate[kind]
       if (typeof metadata === "object" && metadata !== null) {
         // Grounding belongs to the candidate's answer: it is tied to the text block still open, if any.

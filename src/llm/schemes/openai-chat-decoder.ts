@@ -20,6 +20,16 @@ const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
   content_filter: "content_filter"
 }
 
+/**
+ * `data.trim()`, skipping the call when the data starts and ends with printable ASCII (every JSON chunk does):
+ * nothing would be trimmed, and this runs on every chunk.
+ */
+const trimmed = (data: string): string => {
+  const first = data.charCodeAt(0)
+  const last = data.charCodeAt(data.length - 1)
+  return first > 0x20 && first < 0x7f && last > 0x20 && last < 0x7f ? data : data.trim()
+}
+
 /** One tool call being streamed. Its block opens once the name is known (the first chunk, on every known server). */
 interface ToolSlot {
   readonly key: string
@@ -166,7 +176,12 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
           const refusal = stringField(delta, "refusal")
           if (refusal !== undefined && refusal !== "") textDelta("text", refusal, out)
           const calls = delta["tool_calls"]
-          if (Array.isArray(calls)) calls.forEach((call, i) => isRecord(call) && toolDelta(call, i, out))
+          if (Array.isArray(calls)) {
+            for (let i = 0; i < calls.length; i++) {
+              const call: unknown = calls[i]
+              if (isRecord(call)) toolDelta(call, i, out)
+            }
+          }
         }
         const reason = stringField(choice, "finish_reason")
         if (reason !== undefined) finish(reason, out)
@@ -178,7 +193,7 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     push(message) {
       if (done) return []
       const out: Array<Event> = []
-      const data = message.data.trim()
+      const data = trimmed(message.data)
       if (data === "[DONE]") {
         complete(out)
         return out

@@ -86,7 +86,19 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
     out.push({ type: "status", status: "started" })
   }
 
-  const key = (outputIndex: number) => `output:${outputIndex}`
+  /**
+   * The block key of an output index, made once per index: every delta looks its block up, and a key built
+   * afresh is a new string to allocate and hash each time. Bounded by the indices the response uses.
+   */
+  const keys = new Map<number, string>()
+  const key = (outputIndex: number): string => {
+    let made = keys.get(outputIndex)
+    if (made === undefined) {
+      made = `output:${outputIndex}`
+      keys.set(outputIndex, made)
+    }
+    return made
+  }
 
   const emitText = (outputIndex: number, kind: "text" | "thinking", text: string, out: Array<Event>) => {
     if (text === "") return

@@ -67,11 +67,22 @@ const isContent = (event: Event): boolean =>
 
 const isTerminal = (event: Event): boolean => event.type === "status" && event.status !== "started"
 
-/** An SSE message with no data (`data:` alone, or blank) carries nothing: a keep-alive, never decoded. */
-const isEmptyMessage = (message: SseMessage): boolean => message.data.trim() === ""
+/**
+ * An SSE message with no data (`data:` alone, or blank) carries nothing: a keep-alive, never decoded. Data that
+ * starts with a printable ASCII character (every JSON event does) is not blank, and is told so without `trim()`
+ * running on every event.
+ */
+const isEmptyMessage = (message: SseMessage): boolean => {
+  const first = message.data.charCodeAt(0)
+  if (first > 0x20 && first < 0x7f) return false
+  return message.data.trim() === ""
+}
 
 /** A decoded batch that is only keep-alive (`ping`, or nothing: a chunk with no content in it). */
-const isKeepAlive = (events: ReadonlyArray<Event>): boolean => events.every((event) => event.type === "ping")
+const isKeepAlive = (events: ReadonlyArray<Event>): boolean => {
+  for (let i = 0; i < events.length; i++) if ((events[i] as Event).type !== "ping") return false
+  return true
+}
 
 /** The call's headers with the body's content type and the SSE accept header fixed (set by name, any case). */
 const requestHeaders = (headers: Readonly<Record<string, string>>): Headers => {
@@ -353,12 +364,15 @@ async function* runAttempt(
       let failure: AttemptFailure | undefined
       let closes = false
       try {
-        for (const message of messages) {
+        // Indexed loops: this is the per-event path, and `for…of` inside this async generator costs an iterator
+        // per message and per event batch.
+        for (let m = 0; m < messages.length; m++) {
+          const message = messages[m] as SseMessage
           if (isEmptyMessage(message)) continue
           let events: ReadonlyArray<Event>
           try {
             events = decoder.push(message)
-            for (const event of events) meter.check(event)
+            for (let i = 0; i < events.length; i++) meter.check(events[i] as Event)
           } catch (cause) {
             const error = isLlmError(cause) ? cause : new LlmProtocolError({ message: cause instanceof Error ? cause.message : String(cause) })
             failure = new AttemptFailure(error, false)
@@ -366,7 +380,7 @@ async function* runAttempt(
             break
           }
           const keepAlive = isKeepAlive(events)
-          for (const event of events) route(event, false, ready)
+          for (let i = 0; i < events.length; i++) route(events[i] as Event, false, ready)
           // Before content the first-content deadline keeps running whatever bookkeeping arrives.
           if (!keepAlive && progress.contentYielded) rearmIdle = true
           // The terminal event completes the response: whatever follows it is not read.

@@ -62,8 +62,15 @@ export class PhaseTimer {
   private timerAt = 0
   private totalTimer: ReturnType<typeof setTimeout> | undefined
   private expired: ExpiredPhase | undefined
-  private running: (ExpiredPhase & { readonly at: number }) | undefined
-  private paused: (ExpiredPhase & { readonly remaining: number }) | undefined
+  /**
+   * The phase clock, in plain fields rather than an object per state: it is paused and resumed on every read.
+   * `running`: the phase expires at `at`; `paused`: it has `remaining` ms left; `off`: no phase deadline.
+   */
+  private state: "off" | "running" | "paused" = "off"
+  private phase: TimeoutPhase = "headers"
+  private afterMs = 0
+  private at = 0
+  private remaining = 0
 
   /**
    * `total`: when the call's total deadline passes (`performance.now()` time: monotonic and finer than a
@@ -85,18 +92,21 @@ export class PhaseTimer {
 
   /** Starts `phase` afresh: its whole `ms` from now. */
   start(phase: TimeoutPhase, ms: number): void {
-    this.running = undefined
-    this.paused = undefined
+    this.state = "off"
     if (!Number.isFinite(ms)) {
       this.clearTimer()
       return
     }
-    this.arm({ phase, afterMs: ms }, ms)
+    this.phase = phase
+    this.afterMs = ms
+    this.arm(ms)
   }
 
-  private arm(expired: ExpiredPhase, inMs: number): void {
+  /** Runs the current phase for `inMs` from now. */
+  private arm(inMs: number): void {
     const at = performance.now() + inMs
-    this.running = { phase: expired.phase, afterMs: expired.afterMs, at }
+    this.state = "running"
+    this.at = at
     // A timer due no later than this deadline is kept: if it fires first, it sets itself for the rest.
     if (this.timer !== undefined && this.timerAt <= at) return
     this.clearTimer()
@@ -111,15 +121,14 @@ export class PhaseTimer {
   /** The timer fired: the running phase expires if its deadline has come, else the timer waits for the rest. */
   private check(): void {
     this.timer = undefined
-    const running = this.running
-    if (running === undefined) return
-    const left = running.at - performance.now()
+    if (this.state !== "running") return
+    const left = this.at - performance.now()
     if (left > EARLY_MS) {
-      this.schedule(running.at, left)
+      this.schedule(this.at, left)
       return
     }
-    this.running = undefined
-    this.fire({ phase: running.phase, afterMs: running.afterMs })
+    this.state = "off"
+    this.fire({ phase: this.phase, afterMs: this.afterMs })
   }
 
   private clearTimer(): void {
@@ -133,29 +142,27 @@ export class PhaseTimer {
    * set: firing while paused it expires nothing.
    */
   pause(): void {
-    const running = this.running
-    if (running === undefined) return
-    this.paused = { phase: running.phase, afterMs: running.afterMs, remaining: Math.max(0, running.at - performance.now()) }
-    this.running = undefined
+    if (this.state !== "running") return
+    this.remaining = Math.max(0, this.at - performance.now())
+    this.state = "paused"
   }
 
   /** Continues a paused phase with the time it had left; nothing if none is paused. */
   resume(): void {
-    const paused = this.paused
-    if (paused === undefined || this.running !== undefined) return
-    this.paused = undefined
-    this.arm({ phase: paused.phase, afterMs: paused.afterMs }, paused.remaining)
+    if (this.state !== "paused") return
+    this.arm(this.remaining)
   }
 
+  /** Stops the running phase (a paused one stays paused, as before). */
   stop(): void {
     this.clearTimer()
-    this.running = undefined
+    if (this.state === "running") this.state = "off"
   }
 
   /** Stops both deadlines; the attempt is over. */
   dispose(): void {
     this.stop()
-    this.paused = undefined
+    this.state = "off"
     if (this.totalTimer !== undefined) clearTimeout(this.totalTimer)
     this.totalTimer = undefined
   }

@@ -192,3 +192,25 @@ describe("decoders on the transport's path against the reference path (property)
     )
   })
 })
+
+describe("a chat chunk's data is trimmed as `trim()` trims it, without the call when nothing would go (property)", () => {
+  /** Whitespace `trim()` removes (JSON's four, and Unicode's that JSON.parse refuses) and characters it keeps. */
+  const pad = fc.array(fc.constantFrom(" ", "\t", "\n", "\r", "\u00a0", "\ufeff", "\u2028", "\u3000", "\u000b", "x", "\u0000", "é"), { maxLength: 3 }).map((cs) => cs.join(""))
+  const body = fc.oneof(
+    fc.constant("[DONE]"),
+    text.map((t) => JSON.stringify({ choices: [{ index: 0, delta: { content: t }, finish_reason: null }] })),
+    fc.constant(JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })),
+    text
+  )
+  it("openai-chat", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(pad, body, pad), { minLength: 1, maxLength: 8 }), (chunks) => {
+        const padded = chunks.map(([before, data, after]) => ({ event: "message", data: `${before}${data}${after}` }))
+        const reference = padded.map((message) => ({ ...message, data: message.data.trim() }))
+        const strip = (outcome: Outcome) => ({ ...outcome, events: outcome.events.map((e) => (e.type === "block_start" && e.block.kind === "tool_use" ? { ...e, block: { ...e.block, id: "" } } : e)) })
+        expect(strip(drive(openAiChatScheme.decoder(), padded))).toEqual(strip(drive(openAiChatScheme.decoder(), reference)))
+      }),
+      { numRuns: 300 }
+    )
+  })
+})

@@ -1,0 +1,91 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
+import { PhaseTimer } from "../../src/llm/transport/timeouts.ts"
+
+/**
+ * The phase clock as the transport drives it on every read (start / pause / resume / stop), on fake time: a
+ * paused phase keeps what was left of it, a resumed one runs for exactly that, and the one Node timer behind it
+ * expires only the phase whose deadline has come.
+ */
+describe("PhaseTimer", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] })
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  const timer = () => {
+    const controller = new AbortController()
+    return { controller, phases: new PhaseTimer(controller) }
+  }
+
+  it("expires a running phase at its deadline", () => {
+    const { controller, phases } = timer()
+    phases.start("first_event", 100)
+    vi.advanceTimersByTime(99)
+    expect(controller.signal.aborted).toBe(false)
+    vi.advanceTimersByTime(2)
+    expect(phases.expiredPhase).toEqual({ phase: "first_event", afterMs: 100 })
+    expect(controller.signal.aborted).toBe(true)
+  })
+
+  it("does not count paused time, and resumes with what was left, many times over", () => {
+    const { controller, phases } = timer()
+    phases.start("idle", 100)
+    for (let i = 0; i < 9; i++) {
+      vi.advanceTimersByTime(10)
+      phases.pause()
+      vi.advanceTimersByTime(1000)
+      phases.resume()
+    }
+    expect(controller.signal.aborted).toBe(false)
+    vi.advanceTimersByTime(9)
+    expect(controller.signal.aborted).toBe(false)
+    vi.advanceTimersByTime(2)
+    expect(phases.expiredPhase).toEqual({ phase: "idle", afterMs: 100 })
+  })
+
+  it("resumes nothing when no phase is paused, and pauses nothing when none runs", () => {
+    const { controller, phases } = timer()
+    phases.resume()
+    phases.pause()
+    phases.start("idle", 50)
+    phases.resume() // running: no effect
+    vi.advanceTimersByTime(51)
+    expect(controller.signal.aborted).toBe(true)
+  })
+
+  it("starts afresh: a new phase replaces a paused one, an earlier deadline re-arms the timer", () => {
+    const { controller, phases } = timer()
+    phases.start("headers", 1000)
+    phases.pause()
+    phases.start("idle", 10)
+    phases.resume() // the paused headers phase is gone
+    vi.advanceTimersByTime(11)
+    expect(phases.expiredPhase).toEqual({ phase: "idle", afterMs: 10 })
+    expect(controller.signal.aborted).toBe(true)
+  })
+
+  it("never expires an infinite phase, and stop() ends a running one", () => {
+    const { controller, phases } = timer()
+    phases.start("idle", Number.POSITIVE_INFINITY)
+    vi.advanceTimersByTime(10_000_000)
+    phases.start("idle", 10)
+    phases.stop()
+    vi.advanceTimersByTime(100)
+    phases.resume()
+    vi.advanceTimersByTime(100)
+    expect(controller.signal.aborted).toBe(false)
+  })
+
+  it("dispose() ends a paused phase too", () => {
+    const { controller, phases } = timer()
+    phases.start("idle", 10)
+    phases.pause()
+    phases.dispose()
+    phases.resume()
+    vi.advanceTimersByTime(100)
+    expect(controller.signal.aborted).toBe(false)
+    expect(phases.expiredPhase).toBeUndefined()
+  })
+})
