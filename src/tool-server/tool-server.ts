@@ -213,7 +213,18 @@ export class ToolServerHandle {
  * the parsed object and, while it still spells that object, the text. A tool with `executeParsed` gets the
  * object; any other tool gets the text (printed from the object when the caller changed it).
  */
-export type CallArguments = string | { readonly value: ParsedArguments; readonly text: string | undefined }
+export type CallArguments =
+  | string
+  | {
+      readonly value: ParsedArguments
+      readonly text: string | undefined
+      /**
+       * Upper bounds of the value's nesting depth and size (values, as `measureValue` counts them), when the caller
+       * parsed it from text it had bounded already: a typed tool's codec then skips measuring the value again.
+       */
+      readonly depthBound?: number
+      readonly sizeBound?: number
+    }
 
 /**
  * @internal `callTool` with arguments the caller parsed already, so the text is parsed once on the whole path.
@@ -240,7 +251,11 @@ export const entryOf = (handle: ToolServerHandle, name: string): ToolEntry | und
  * reaction renders it, so the tool's promise does not need one more promise (and tick) to render.
  */
 export const startToolUnrendered = (tool: Tool, typed: boolean, args: CallArguments, context: ToolContext): unknown =>
-  typed ? executeUnrendered(tool, typeof args === "string" ? args : args.value, context) : startTool(tool, args, context)
+  typed
+    ? typeof args === "string"
+      ? executeUnrendered(tool, args, context)
+      : executeUnrendered(tool, args.value, context, args.depthBound, args.sizeBound)
+    : startTool(tool, args, context)
 
 /** @internal What a call started by `startToolUnrendered` resolved with, as the tool's own text (throws as rendering throws). */
 export const calledOutput = (typed: boolean, value: unknown): unknown => (typed ? renderToolOutput(value) : value)
