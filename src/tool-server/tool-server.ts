@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { ToolSpec } from "../llm/request.ts"
 import { type ToolDialect, wireSpelling } from "../schema/tool-names.ts"
 import type { ParsedArguments, Tool, ToolContext } from "../tool/tool.ts"
-import { unwatchAbort, watchAbort, whenAborted } from "../tool/abort-watch.ts"
+import { type AbortWatch, type WatchList, joinAbort, unwatchAbort, whenAborted } from "../tool/abort-watch.ts"
 import { describeThrown } from "../tool/describe-thrown.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit, limitOutput } from "../tool/output-limit.ts"
 import { toToolError } from "../tool/tool-constructors.ts"
@@ -374,29 +374,73 @@ const callWatched = (entry: ToolEntry, callId: string, args: CallArguments, sign
   }
   if (signal.aborted) return Promise.reject(cancelledCall(name, signal.reason))
   const promise = new Promise<string>(capture)
-  const resolve = capturedResolve as (output: string) => void
-  const reject = capturedReject as (error: unknown) => void
-  const watch = watchAbort(signal, () => reject(cancelledCall(name, signal.reason)))
-  // After a cancel the promise is already settled; a tool that ignored its signal and settles late lands here
-  // harmlessly instead of as an unhandled rejection.
-  running.then(
-    (output: unknown) => {
-      unwatchAbort(watch)
-      let text: string
-      try {
-        text = outputText(calledOutput(typed, output), maxBytes)
-      } catch (thrown) {
-        reject(asCallError(name, thrown, maxBytes))
-        return
-      }
-      resolve(text)
-    },
-    (thrown: unknown) => {
-      unwatchAbort(watch)
-      reject(asCallError(name, calledFailure(typed, thrown), maxBytes))
-    }
-  )
+  new WatchedCall(name, typed, maxBytes, signal, capturedResolve as (output: string) => void, capturedReject as (error: unknown) => void).attach(running)
   return promise
+}
+
+/**
+ * One `callWatched` call in flight: its own abort watch (no watch record, no closure for the abort), settled
+ * by the first of the tool's settling and the signal's abort. After a cancel the tool may still settle: its
+ * handlers find the call over, so a late rejection is no unhandled one.
+ */
+class WatchedCall implements AbortWatch {
+  prev: AbortWatch | undefined = undefined
+  next: AbortWatch | undefined = undefined
+  list: WatchList | undefined = undefined
+  readonly #name: string
+  readonly #typed: boolean
+  readonly #maxBytes: number
+  readonly #signal: AbortSignal
+  #resolve: ((output: string) => void) | undefined
+  readonly #reject: (error: unknown) => void
+
+  constructor(name: string, typed: boolean, maxBytes: number, signal: AbortSignal, resolve: (output: string) => void, reject: (error: unknown) => void) {
+    this.#name = name
+    this.#typed = typed
+    this.#maxBytes = maxBytes
+    this.#signal = signal
+    this.#resolve = resolve
+    this.#reject = reject
+  }
+
+  attach(running: Promise<unknown>): void {
+    joinAbort(this.#signal, this)
+    running.then(
+      (output: unknown) => this.#fulfilled(output),
+      (thrown: unknown) => this.#rejected(thrown)
+    )
+  }
+
+  #rejected(thrown: unknown): void {
+    if (this.#resolve !== undefined) this.#fail(asCallError(this.#name, calledFailure(this.#typed, thrown), this.#maxBytes))
+  }
+
+  #fulfilled(output: unknown): void {
+    const resolve = this.#resolve
+    if (resolve === undefined) return
+    let text: string
+    try {
+      text = outputText(calledOutput(this.#typed, output), this.#maxBytes)
+    } catch (thrown) {
+      this.#fail(asCallError(this.#name, thrown, this.#maxBytes))
+      return
+    }
+    this.#resolve = undefined
+    unwatchAbort(this)
+    resolve(text)
+  }
+
+  #fail(error: unknown): void {
+    if (this.#resolve === undefined) return
+    this.#resolve = undefined
+    unwatchAbort(this)
+    this.#reject(error)
+  }
+
+  /** The signal aborted (called once by its watch list). */
+  run(): void {
+    this.#fail(cancelledCall(this.#name, this.#signal.reason))
+  }
 }
 
 /** `new Promise(capture)` leaves its resolving functions here: no executor closure per call on the signal path. */

@@ -204,7 +204,9 @@ class TypedTool<A, State> implements Tool {
     } catch (thrown) {
       return rejectAsToolError(thrown)
     }
-    return this.#fromValue(parsed, context, rendered)
+    // Every value of the text takes at least one of its characters (and each level of nesting one more): its
+    // length bounds both, so short argument text (the usual) spares the codec measuring the value again.
+    return this.#fromValue(parsed, context, rendered, argumentsJson.length, argumentsJson.length)
   }
 
   #fromValue(args: ParsedArguments, context: ToolContext, rendered: boolean, depthBound?: number, sizeBound?: number): Promise<unknown> {
