@@ -45,6 +45,17 @@ describe("BoundedCodec.decodeWithin", () => {
     }
   })
 
+  it("takes a text's length as both bounds of the value it parses to, as typed tools do for argument text", () => {
+    const codec = makeArgumentCodec(raw, { maxArgumentDepth: 4, fullCheckSize: 6 }) as BoundedCodec<unknown>
+    fc.assert(
+      fc.property(fc.oneof(nested.map((value) => JSON.stringify(value)), fc.json({ maxDepth: 6 })), (text) => {
+        const value: unknown = JSON.parse(text)
+        expect(codec.decodeWithin(value, text.length, text.length)).toEqual(codec.decode(value))
+      }),
+      { numRuns: 300 }
+    )
+  })
+
   it("takes the Worker's bounds of parsed argument text, which hold for every text", () => {
     const core = { settings: { maxArgumentDepth: 5 }, client: { scheme: "anthropic" } } as unknown as WorkerCore
     const codec = makeArgumentCodec(raw, { maxArgumentDepth: 5, fullCheckSize: 12 }) as BoundedCodec<unknown>
