@@ -372,7 +372,11 @@ const callWatched = (entry: ToolEntry, callId: string, args: CallArguments, sign
   } catch (thrown) {
     return Promise.reject(executionError(name, thrown, maxBytes))
   }
-  if (signal.aborted) return Promise.reject(cancelledCall(name, signal.reason))
+  if (signal.aborted) {
+    // The tool aborted the signal while starting: what it settles with later is dropped, never unhandled.
+    running.then(undefined, ignore)
+    return Promise.reject(cancelledCall(name, signal.reason))
+  }
   const promise = new Promise<string>(capture)
   new WatchedCall(name, typed, maxBytes, signal, capturedResolve as (output: string) => void, capturedReject as (error: unknown) => void).attach(running)
   return promise
@@ -442,6 +446,8 @@ class WatchedCall implements AbortWatch {
     this.#fail(cancelledCall(this.#name, this.#signal.reason))
   }
 }
+
+const ignore = (): void => undefined
 
 /** `new Promise(capture)` leaves its resolving functions here: no executor closure per call on the signal path. */
 let capturedResolve: ((output: string) => void) | undefined
