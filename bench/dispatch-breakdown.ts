@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { z } from "zod"
-import { jsonSchema } from "#internal/schema/codec"
+import { type BoundedCodec, jsonSchema } from "#internal/schema/codec"
 import { defineTool } from "#internal/tool/define-tool"
 import type { ToolContext } from "#internal/tool/tool"
 import { registerDefinitions } from "#internal/tool-server/registration"
@@ -59,6 +59,10 @@ const main = async (): Promise<void> => {
       definition.codec.decode(parsed)
     )
   }
+  const bounded = defineTool({ name: "weather", description: "d", parameters: sources["raw JSON Schema"], execute: forecast }).codec as BoundedCodec<unknown>
+  await row("`codec.decodeWithin` (raw JSON Schema, bounds from the text: no second measure of the value)", () =>
+    bounded.decodeWithin(parsed, VALID.length, VALID.length)
+  )
   await row("await the async handler", () => forecast({ city: "Lisbon", days: 3 }))
   await row("`JSON.stringify` of the result", () => JSON.stringify(output))
 
