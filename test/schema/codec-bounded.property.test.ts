@@ -73,3 +73,23 @@ describe("BoundedCodec.decodeWithin", () => {
     )
   })
 })
+
+describe("the checker's shared call context", () => {
+  it("leaves schemas with $dynamicRef ajv's fresh context, and answers each call alike", () => {
+    const tree = {
+      $id: "https://example.test/tree",
+      $dynamicAnchor: "node",
+      type: "object",
+      properties: { kids: { type: "array", items: { $dynamicRef: "#node" } }, v: { type: "integer" } },
+      additionalProperties: false
+    }
+    const codec = makeArgumentCodec(tree as never)
+    for (let round = 0; round < 3; round++) {
+      expect(codec.decode({ v: 1, kids: [{ v: 2 }, { v: "x" }] })).toEqual({
+        ok: false,
+        issues: [{ path: ["kids", 1, "v"], message: 'expected integer, got "x"' }]
+      })
+      expect(codec.decode({ v: 1, kids: [{ v: 2, kids: [] }] })).toEqual({ ok: true, value: { v: 1, kids: [{ v: 2, kids: [] }] } })
+    }
+  })
+})
