@@ -102,14 +102,18 @@ export const makeArgumentCodec = <S extends ArgumentSchema>(schema: S, options?:
     ...(options?.maxSchemaNodes === undefined ? {} : { maxNodes: options.maxSchemaNodes })
   })
   const keptIssues = options?.keptIssues ?? DEFAULT_KEPT_ISSUES
-  const check = compileJsonSchema(normalized, { fullCheckSize: options?.fullCheckSize ?? DEFAULT_FULL_CHECK_SIZE, keptIssues })
+  const fullCheckSize = options?.fullCheckSize ?? DEFAULT_FULL_CHECK_SIZE
+  const check = compileJsonSchema(normalized, { fullCheckSize, keptIssues })
   const maxDepth = options?.maxArgumentDepth ?? DEFAULT_MAX_JSON_DEPTH
   const tooDeep: DecodeFailure = { ok: false, issues: [{ path: [], message: tooDeepMessage("arguments", maxDepth) }] }
   const refine = source.refine
   const decode = (input: unknown): DecodeResult<InferArguments<S>> | Promise<DecodeResult<InferArguments<S>>> => {
     const shape = measureValue(input, maxDepth)
     if (shape.depth > maxDepth) return tooDeep
-    const failure = check(input, shape.size)
+    return checked(input, shape.size)
+  }
+  const checked = (input: unknown, size: number): DecodeResult<InferArguments<S>> | Promise<DecodeResult<InferArguments<S>>> => {
+    const failure = check(input, size)
     if (failure !== undefined) {
       return {
         ok: false,
@@ -122,8 +126,26 @@ export const makeArgumentCodec = <S extends ArgumentSchema>(schema: S, options?:
     const refined = refine(input)
     return refined instanceof Promise ? refined.then((r) => capIssues(r, keptIssues)) : capIssues(refined, keptIssues)
   }
-  return { jsonSchema: normalized, decode }
+  // The value's bounds, when its parser knew them, settle the depth check and the choice of checker as the
+  // measure would: the Worker's parse of the argument text (prepared-arguments.ts) counts both on the way.
+  const decodeWithin = (input: unknown, depthBound: number, sizeBound: number): DecodeResult<InferArguments<S>> | Promise<DecodeResult<InferArguments<S>>> =>
+    depthBound <= maxDepth && sizeBound <= fullCheckSize ? checked(input, sizeBound) : decode(input)
+  const codec: BoundedCodec<InferArguments<S>> = { jsonSchema: normalized, decode, decodeWithin }
+  return codec
 }
+
+/**
+ * @internal A codec built by `makeArgumentCodec`, with the decode that skips measuring the value when the
+ * caller vouches for upper bounds of its nesting depth and size (as `measureValue` counts them): it gives what
+ * `decode` gives whenever the bounds hold (test/schema/codec-bounded.property.test.ts).
+ */
+export interface BoundedCodec<A> extends ArgumentCodec<A> {
+  readonly decodeWithin: (input: unknown, depthBound: number, sizeBound: number) => DecodeResult<A> | Promise<DecodeResult<A>>
+}
+
+/** @internal Whether `codec` offers `decodeWithin` (every codec `makeArgumentCodec` builds does). */
+export const isBoundedCodec = <A>(codec: ArgumentCodec<A>): codec is BoundedCodec<A> =>
+  typeof (codec as Partial<BoundedCodec<A>>).decodeWithin === "function"
 
 /** A key shown bare in a path: identifier-like and short; anything else is quoted (bounded, escaped). */
 const BARE_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/

@@ -80,6 +80,8 @@ const fail = (span: Span, error: TracedError): void => {
 
 const noRequest: RequestTrace = { succeeded: () => undefined, failed: () => undefined }
 const noTool: ToolTrace = { within: (fn) => fn(), ended: () => undefined }
+/** @internal The trace of a tool call nobody traces: its `within` sets no context, so a hot caller may skip it. */
+export const NO_TOOL_TRACE: ToolTrace = noTool
 const noRun: RunTrace = { request: () => noRequest, tool: () => noTool, finished: () => undefined, failed: () => undefined }
 
 /**

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { ToolSpec } from "../llm/request.ts"
 import { type ToolDialect, wireSpelling } from "../schema/tool-names.ts"
 import type { ParsedArguments, Tool, ToolContext } from "../tool/tool.ts"
-import { unwatchAbort, watchAbort, whenAborted } from "../tool/abort-watch.ts"
+import { type AbortWatch, type WatchList, joinAbort, unwatchAbort, whenAborted } from "../tool/abort-watch.ts"
 import { describeThrown } from "../tool/describe-thrown.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit, limitOutput } from "../tool/output-limit.ts"
 import { toToolError } from "../tool/tool-constructors.ts"
@@ -213,7 +213,18 @@ export class ToolServerHandle {
  * the parsed object and, while it still spells that object, the text. A tool with `executeParsed` gets the
  * object; any other tool gets the text (printed from the object when the caller changed it).
  */
-export type CallArguments = string | { readonly value: ParsedArguments; readonly text: string | undefined }
+export type CallArguments =
+  | string
+  | {
+      readonly value: ParsedArguments
+      readonly text: string | undefined
+      /**
+       * Upper bounds of the value's nesting depth and size (values, as `measureValue` counts them), when the caller
+       * parsed it from text it had bounded already: a typed tool's codec then skips measuring the value again.
+       */
+      readonly depthBound?: number
+      readonly sizeBound?: number
+    }
 
 /**
  * @internal `callTool` with arguments the caller parsed already, so the text is parsed once on the whole path.
@@ -240,7 +251,11 @@ export const entryOf = (handle: ToolServerHandle, name: string): ToolEntry | und
  * reaction renders it, so the tool's promise does not need one more promise (and tick) to render.
  */
 export const startToolUnrendered = (tool: Tool, typed: boolean, args: CallArguments, context: ToolContext): unknown =>
-  typed ? executeUnrendered(tool, typeof args === "string" ? args : args.value, context) : startTool(tool, args, context)
+  typed
+    ? typeof args === "string"
+      ? executeUnrendered(tool, args, context)
+      : executeUnrendered(tool, args.value, context, args.depthBound, args.sizeBound)
+    : startTool(tool, args, context)
 
 /** @internal What a call started by `startToolUnrendered` resolved with, as the tool's own text (throws as rendering throws). */
 export const calledOutput = (typed: boolean, value: unknown): unknown => (typed ? renderToolOutput(value) : value)
@@ -357,32 +372,82 @@ const callWatched = (entry: ToolEntry, callId: string, args: CallArguments, sign
   } catch (thrown) {
     return Promise.reject(executionError(name, thrown, maxBytes))
   }
-  if (signal.aborted) return Promise.reject(cancelledCall(name, signal.reason))
+  if (signal.aborted) {
+    // The tool aborted the signal while starting: what it settles with later is dropped, never unhandled.
+    running.then(undefined, ignore)
+    return Promise.reject(cancelledCall(name, signal.reason))
+  }
   const promise = new Promise<string>(capture)
-  const resolve = capturedResolve as (output: string) => void
-  const reject = capturedReject as (error: unknown) => void
-  const watch = watchAbort(signal, () => reject(cancelledCall(name, signal.reason)))
-  // After a cancel the promise is already settled; a tool that ignored its signal and settles late lands here
-  // harmlessly instead of as an unhandled rejection.
-  running.then(
-    (output: unknown) => {
-      unwatchAbort(watch)
-      let text: string
-      try {
-        text = outputText(calledOutput(typed, output), maxBytes)
-      } catch (thrown) {
-        reject(asCallError(name, thrown, maxBytes))
-        return
-      }
-      resolve(text)
-    },
-    (thrown: unknown) => {
-      unwatchAbort(watch)
-      reject(asCallError(name, calledFailure(typed, thrown), maxBytes))
-    }
-  )
+  new WatchedCall(name, typed, maxBytes, signal, capturedResolve as (output: string) => void, capturedReject as (error: unknown) => void).attach(running)
   return promise
 }
+
+/**
+ * One `callWatched` call in flight: its own abort watch (no watch record, no closure for the abort), settled
+ * by the first of the tool's settling and the signal's abort. After a cancel the tool may still settle: its
+ * handlers find the call over, so a late rejection is no unhandled one.
+ */
+class WatchedCall implements AbortWatch {
+  prev: AbortWatch | undefined = undefined
+  next: AbortWatch | undefined = undefined
+  list: WatchList | undefined = undefined
+  readonly #name: string
+  readonly #typed: boolean
+  readonly #maxBytes: number
+  readonly #signal: AbortSignal
+  #resolve: ((output: string) => void) | undefined
+  readonly #reject: (error: unknown) => void
+
+  constructor(name: string, typed: boolean, maxBytes: number, signal: AbortSignal, resolve: (output: string) => void, reject: (error: unknown) => void) {
+    this.#name = name
+    this.#typed = typed
+    this.#maxBytes = maxBytes
+    this.#signal = signal
+    this.#resolve = resolve
+    this.#reject = reject
+  }
+
+  attach(running: Promise<unknown>): void {
+    joinAbort(this.#signal, this)
+    running.then(
+      (output: unknown) => this.#fulfilled(output),
+      (thrown: unknown) => this.#rejected(thrown)
+    )
+  }
+
+  #rejected(thrown: unknown): void {
+    if (this.#resolve !== undefined) this.#fail(asCallError(this.#name, calledFailure(this.#typed, thrown), this.#maxBytes))
+  }
+
+  #fulfilled(output: unknown): void {
+    const resolve = this.#resolve
+    if (resolve === undefined) return
+    let text: string
+    try {
+      text = outputText(calledOutput(this.#typed, output), this.#maxBytes)
+    } catch (thrown) {
+      this.#fail(asCallError(this.#name, thrown, this.#maxBytes))
+      return
+    }
+    this.#resolve = undefined
+    unwatchAbort(this)
+    resolve(text)
+  }
+
+  #fail(error: unknown): void {
+    if (this.#resolve === undefined) return
+    this.#resolve = undefined
+    unwatchAbort(this)
+    this.#reject(error)
+  }
+
+  /** The signal aborted (called once by its watch list). */
+  run(): void {
+    this.#fail(cancelledCall(this.#name, this.#signal.reason))
+  }
+}
+
+const ignore = (): void => undefined
 
 /** `new Promise(capture)` leaves its resolving functions here: no executor closure per call on the signal path. */
 let capturedResolve: ((output: string) => void) | undefined

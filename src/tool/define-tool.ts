@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { ArgumentSchema, InferArguments, TypedJsonSchema } from "../schema/codec.ts"
-import { formatIssues, makeArgumentCodec } from "../schema/codec.ts"
+import { formatIssues, isBoundedCodec, makeArgumentCodec } from "../schema/codec.ts"
 import { RecursiveSchemaError, UnsupportedSchemaError } from "../schema/normalize.ts"
 import { quote } from "../schema/quote.ts"
 import type { ArgumentCodec, DecodeResult } from "../schema/argument-codec.ts"
@@ -139,7 +139,7 @@ const runHandler = <A, State>(
 }
 
 /** Set by the typed tool class's static block: the only way to reach its unrendered entry. */
-let unrendered: (tool: Tool, args: string | ParsedArguments, context: ToolContext) => Promise<unknown>
+let unrendered: (tool: Tool, args: string | ParsedArguments, context: ToolContext, depthBound?: number, sizeBound?: number) => Promise<unknown>
 
 /**
  * @internal Whether `tool` is a `defineTool` tool, whose handler's value `executeUnrendered` can hand over
@@ -151,10 +151,16 @@ export const isTypedTool = (tool: Tool): boolean => tool instanceof TypedTool
  * @internal A typed tool's call, resolving with what its `execute` / `executeParsed` would resolve with, or
  * with the handler's value before `renderToolOutput` turns it into that text (strings are their own text), and
  * rejecting with what they would reject with, or with a value `toToolError` maps onto it. For callers that
- * race the call and map its result in one reaction of their own (the tool server, the Worker).
+ * race the call and map its result in one reaction of their own (the tool server, the Worker). `depthBound` and
+ * `sizeBound`, given with a parsed value, are upper bounds its parser counted (see `BoundedCodec`).
  */
-export const executeUnrendered = (tool: Tool, args: string | ParsedArguments, context: ToolContext): Promise<unknown> =>
-  unrendered(tool, args, context)
+export const executeUnrendered = (
+  tool: Tool,
+  args: string | ParsedArguments,
+  context: ToolContext,
+  depthBound?: number,
+  sizeBound?: number
+): Promise<unknown> => unrendered(tool, args, context, depthBound, sizeBound)
 
 /** @internal The text a typed tool's value is sent as (throws `ExecutionFailed` for a `toolFailure` or a value with no JSON form). */
 export const renderToolOutput: (value: unknown) => string = renderOutput
@@ -177,9 +183,9 @@ class TypedTool<A, State> implements Tool {
   }
 
   static {
-    unrendered = (tool, args, context) => {
+    unrendered = (tool, args, context, depthBound, sizeBound) => {
       if (!(tool instanceof TypedTool)) throw new TypeError("executeUnrendered: not a defineTool tool")
-      return typeof args === "string" ? tool.#fromText(args, context, false) : tool.#fromValue(args, context, false)
+      return typeof args === "string" ? tool.#fromText(args, context, false) : tool.#fromValue(args, context, false, depthBound, sizeBound)
     }
   }
 
@@ -198,13 +204,21 @@ class TypedTool<A, State> implements Tool {
     } catch (thrown) {
       return rejectAsToolError(thrown)
     }
-    return this.#fromValue(parsed, context, rendered)
+    // Every value of the text takes at least one of its characters (and each level of nesting one more): its
+    // length bounds both, so short argument text (the usual) spares the codec measuring the value again.
+    return this.#fromValue(parsed, context, rendered, argumentsJson.length, argumentsJson.length)
   }
 
-  #fromValue(args: ParsedArguments, context: ToolContext, rendered: boolean): Promise<unknown> {
+  #fromValue(args: ParsedArguments, context: ToolContext, rendered: boolean, depthBound?: number, sizeBound?: number): Promise<unknown> {
     let decoded: DecodeResult<A> | Promise<DecodeResult<A>>
     try {
-      decoded = this.#codec.decode(args)
+      // Bounds its parser counted spare the codec measuring the value again (no field per instance for this:
+      // memory per registered tool counts too).
+      const codec = this.#codec
+      decoded =
+        depthBound !== undefined && sizeBound !== undefined && isBoundedCodec(codec)
+          ? codec.decodeWithin(args, depthBound, sizeBound)
+          : codec.decode(args)
     } catch (thrown) {
       return rejectAsToolError(thrown)
     }

@@ -1,6 +1,6 @@
 import type { FunctionCallItem } from "../llm/item.ts"
-import type { ToolTrace } from "../telemetry/worker-tracing.ts"
-import { type AbortWatch, unwatchAbort, watchAbort } from "../tool/abort-watch.ts"
+import { NO_TOOL_TRACE, type ToolTrace } from "../telemetry/worker-tracing.ts"
+import { type AbortWatch, type WatchList, joinAbort, unwatchAbort, watchAbort } from "../tool/abort-watch.ts"
 import { isTypedTool } from "../tool/define-tool.ts"
 import { limitOutput } from "../tool/output-limit.ts"
 import { describeThrown } from "../tool/tool-constructors.ts"
@@ -297,58 +297,123 @@ const capture = (resolve: (end: BatchEnd) => void): void => {
 
 /**
  * The usual batch — one call, no hook, no deadline, arguments that parsed — without the batch machinery: what
- * `runJobs` does for one job, as one promise and the closures the call's handlers need. Undefined when the call
- * needs more (a deadline, a cap the tool server refuses, a run already cancelled): then `runJobs` runs it.
+ * `runJobs` does for one job. Undefined when the call needs more (a deadline, a cap the tool server refuses, a
+ * run already cancelled): then `runJobs` runs it.
  */
 export const soleCall = (core: WorkerCore, call: FunctionCallItem, entry: ToolEntry, args: CallArguments & object, signal: AbortSignal): Promise<BatchEnd> | undefined => {
   const settings = core.settings
-  const meta = entry.meta
   if (signal.aborted || deadlineOf(settings, call.name) !== undefined) return undefined
   let maxBytes: number
   try {
-    maxBytes = effectiveLimit(meta, settings.maxToolOutputBytes)
+    maxBytes = effectiveLimit(entry.meta, settings.maxToolOutputBytes)
   } catch {
     return undefined
   }
   const promise = new Promise<BatchEnd>(capture)
-  const resolve = captured as (end: BatchEnd) => void
-  let trace: ToolTrace | undefined
-  let watch: AbortWatch | undefined
-  const end = (outcome: ToolOutcome): void => {
-    if (watch === undefined) return
-    unwatchAbort(watch)
-    watch = undefined
-    endTrace(trace, outcome)
+  new SoleCall(core, call, entry, maxBytes, signal, captured as (end: BatchEnd) => void).start(args)
+  return promise
+}
+
+/**
+ * One sole call in flight. A class that is its own abort watch: the call allocates this object, the tool's
+ * context and the two handlers on the tool's promise — no watch record, no closure for the abort or the span.
+ * The first of the tool's settling and the run's abort ends it; the other finds it over.
+ */
+class SoleCall implements AbortWatch {
+  prev: AbortWatch | undefined = undefined
+  next: AbortWatch | undefined = undefined
+  list: WatchList | undefined = undefined
+  readonly #core: WorkerCore
+  readonly #call: FunctionCallItem
+  readonly #entry: ToolEntry
+  readonly #maxBytes: number
+  readonly #signal: AbortSignal
+  #resolve: ((end: BatchEnd) => void) | undefined
+  #trace: ToolTrace | undefined = undefined
+
+  constructor(core: WorkerCore, call: FunctionCallItem, entry: ToolEntry, maxBytes: number, signal: AbortSignal, resolve: (end: BatchEnd) => void) {
+    this.#core = core
+    this.#call = call
+    this.#entry = entry
+    this.#maxBytes = maxBytes
+    this.#signal = signal
+    this.#resolve = resolve
+  }
+
+  start(args: CallArguments & object): void {
+    // Before the tool starts: a tool that aborts the run's signal while starting cancels the call.
+    joinAbort(this.#signal, this)
+    let early: ToolOutcome | undefined
+    try {
+      // The call item spells what the span records: no hook rewrote its arguments.
+      const trace = this.#core.trace.tool(this.#call)
+      this.#trace = trace
+      early = trace === NO_TOOL_TRACE ? this.#launch(args) : launchWithin(trace, this, args)
+    } catch (thrown) {
+      early = crashedOutcome(this.#call, thrown)
+    }
+    if (early !== undefined) this.#end(early)
+  }
+
+  /** Starts the tool and attaches its handlers; the outcome of a synchronous failure, else undefined. */
+  #launch(args: CallArguments & object): ToolOutcome | undefined {
+    const call = this.#call
+    const entry = this.#entry
+    const meta = entry.meta
+    const typed = isTypedTool(entry.tool)
+    let running: Promise<unknown>
+    try {
+      // Promise.resolve: a tool written in plain JavaScript may return a bare string.
+      running = Promise.resolve(startToolUnrendered(entry.tool, typed, args, { callId: call.callId, signal: this.#signal, meta }))
+    } catch (thrown) {
+      return failedSafely(call, meta, this.#core.settings.maxToolOutputBytes, executionError(call.name, thrown, this.#maxBytes))
+    }
+    running.then(
+      (output: unknown) => this.#fulfilled(typed, output),
+      (thrown: unknown) => this.#rejected(typed, thrown)
+    )
+    return undefined
+  }
+
+  #fulfilled(typed: boolean, output: unknown): void {
+    if (this.#resolve === undefined) return
+    this.#end(calledOutcome(this.#call, this.#entry.meta, this.#core.settings.maxToolOutputBytes, typed, output, this.#maxBytes))
+  }
+
+  #rejected(typed: boolean, thrown: unknown): void {
+    if (this.#resolve === undefined) return
+    const call = this.#call
+    this.#end(failedSafely(call, this.#entry.meta, this.#core.settings.maxToolOutputBytes, asCallError(call.name, calledFailure(typed, thrown), this.#maxBytes)))
+  }
+
+  /** The run's signal aborted (called by the signal's watch list, once). */
+  run(): void {
+    this.#end(cancelledCall(this.#call))
+  }
+
+  static launch(sole: SoleCall, args: CallArguments & object): ToolOutcome | undefined {
+    return sole.#launch(args)
+  }
+
+  #end(outcome: ToolOutcome): void {
+    const resolve = this.#resolve
+    if (resolve === undefined) return
+    this.#resolve = undefined
+    unwatchAbort(this)
+    endTrace(this.#trace, outcome)
+    const signal = this.#signal
     resolve(signal.aborted ? { kind: "done", outcomes: [outcome], error: cancelledBy(signal) } : { kind: "done", outcomes: [outcome] })
   }
-  // Before the tool starts: a tool that aborts the run's signal while starting cancels the call.
-  watch = watchAbort(signal, () => end(cancelledCall(call)))
+}
+
+/** A traced sole call: its tool starts inside the span's context, so spans the tool starts are its children. */
+const launchWithin = (trace: ToolTrace, sole: SoleCall, args: CallArguments & object): ToolOutcome | undefined => {
   let early: ToolOutcome | undefined
-  try {
-    // The call item spells what the span records: no hook rewrote its arguments.
-    trace = core.trace.tool(call)
-    trace.within(() => {
-      const typed = isTypedTool(entry.tool)
-      let running: Promise<unknown>
-      try {
-        // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-        running = Promise.resolve(startToolUnrendered(entry.tool, typed, args, { callId: call.callId, signal, meta }))
-      } catch (thrown) {
-        early = failedSafely(call, meta, settings.maxToolOutputBytes, executionError(call.name, thrown, maxBytes))
-        return STARTED
-      }
-      running.then(
-        (output: unknown) => end(calledOutcome(call, meta, settings.maxToolOutputBytes, typed, output, maxBytes)),
-        (thrown: unknown) =>
-          end(failedSafely(call, meta, settings.maxToolOutputBytes, asCallError(call.name, calledFailure(typed, thrown), maxBytes)))
-      )
-      return STARTED
-    })
-  } catch (thrown) {
-    early = crashedOutcome(call, thrown)
-  }
-  if (early !== undefined) end(early)
-  return promise
+  void trace.within(() => {
+    early = SoleCall.launch(sole, args)
+    return STARTED
+  })
+  return early
 }
 
 /** A call's deadline: its tool's own (own keys only, so a tool named "constructor" finds none on Object.prototype), else the worker's. */

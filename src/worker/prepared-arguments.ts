@@ -20,8 +20,10 @@ export const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: str
   // Before anything recursive (the parser, strict-mode restore, re-serialisation, the tool's own decoder): the
   // model controls the nesting, and a few KiB of brackets overflow the stack of any recursive walker.
   const maxDepth = core.settings.maxArgumentDepth
-  if (mayNestDeeper(text, maxDepth) && jsonTextDepth(text, maxDepth) > maxDepth) {
-    return { ok: false, text, problem: tooDeepMessage("arguments", maxDepth) }
+  let depthBound = bracketBound(text, maxDepth)
+  if (depthBound > maxDepth) {
+    depthBound = jsonTextDepth(text, maxDepth)
+    if (depthBound > maxDepth) return { ok: false, text, problem: tooDeepMessage("arguments", maxDepth) }
   }
   let parsed: unknown
   try {
@@ -44,20 +46,24 @@ export const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: str
     } catch (thrown) {
       return { ok: false, text, problem: describeSafely(thrown) }
     }
-    return { ok: true, text, args: { value: restored, text: restored === parsed ? text : undefined } }
+    // Dropping nulls only lowers both bounds.
+    return { ok: true, text, args: { value: restored, text: restored === parsed ? text : undefined, depthBound, sizeBound: text.length } }
   }
-  return { ok: true, text, args: { value: parsed as ParsedArguments, text } }
+  // Every value of the text (primitive, array, object) takes at least one character of it: its length bounds
+  // their number, as the depth bound does their nesting. The tool's codec needs measure nothing again.
+  return { ok: true, text, args: { value: parsed as ParsedArguments, text, depthBound, sizeBound: text.length } }
 }
 
 /**
- * Whether `text` has more than `limit` opening brackets (counted inside strings too, so an upper bound of its
- * nesting): only then can it nest deeper than `limit`, and only then is it scanned character by character.
- * `indexOf` runs natively, and most arguments have a few brackets and a long string or two.
+ * An upper bound of `text`'s nesting, exact enough to settle `limit`: its length when that is at most `limit`,
+ * else its number of opening brackets (counted inside strings too) up to `limit + 1`. Only text with more than
+ * `limit` brackets can nest deeper than `limit`, and only it is scanned character by character. `indexOf` runs
+ * natively, and most arguments have a few brackets and a long string or two.
  */
-const mayNestDeeper = (text: string, limit: number): boolean => {
-  if (text.length <= limit) return false
+const bracketBound = (text: string, limit: number): number => {
+  if (text.length <= limit) return text.length
   let count = 0
-  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) if (++count > limit) return true
-  for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) if (++count > limit) return true
-  return false
+  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) if (++count > limit) return count
+  for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) if (++count > limit) return count
+  return count
 }

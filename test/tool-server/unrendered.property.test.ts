@@ -106,4 +106,60 @@ describe("typed tools rendered by their caller", () => {
       { numRuns: 300 }
     )
   })
+
+  it("with a signal, end once: cancelled with the abort reason when it aborts first, else the tool's own answer (fast-check)", async () => {
+    const unhandled: Array<unknown> = []
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason)
+    process.on("unhandledRejection", onUnhandled)
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.boolean(), fc.boolean(), fc.constantFrom("before", "during", "after", "never"), async (typedTool, fails, abortAt) => {
+          let settle: (() => void) | undefined
+          const definition = defineTool({
+            name: "slow",
+            description: "d",
+            execute: (_args, context) =>
+              new Promise<string>((resolve, reject) => {
+                settle = () => (fails ? reject(new Error("late failure")) : resolve("late value"))
+                if (abortAt === "during") controller.abort(REASON)
+                void context
+              })
+          })
+          const plain: ToolDefinition = () => {
+            const [meta, tool] = definition()
+            return [meta, { execute: (text, context) => tool.execute(text, context) }]
+          }
+          const handle = new ToolServer().handle()
+          registerDefinitions(handle, [typedTool ? definition : plain])
+          const controller = new AbortController()
+          if (abortAt === "before") controller.abort(REASON)
+          const settledOnce: Array<unknown> = []
+          const call = handle.callTool("slow", "{}", { signal: controller.signal }).then(
+            (text) => void settledOnce.push({ text }),
+            (error: { _tag?: string; cause?: unknown }) => void settledOnce.push({ tag: error._tag, cause: error.cause })
+          )
+          await new Promise((resolve) => setImmediate(resolve))
+          if (abortAt === "after") controller.abort(REASON)
+          if (abortAt === "never") settle?.()
+          await call
+          // The tool settles late: nothing changes, nothing rejects unhandled.
+          settle?.()
+          await new Promise((resolve) => setImmediate(resolve))
+          const want =
+            abortAt === "never"
+              ? fails
+                ? { tag: "ToolExecution", cause: undefined }
+                : { text: "late value" }
+              : { tag: "ToolCancelled", cause: REASON }
+          expect(settledOnce).toEqual([want])
+        }),
+        { numRuns: 60 }
+      )
+    } finally {
+      process.off("unhandledRejection", onUnhandled)
+    }
+    expect(unhandled).toEqual([])
+  })
 })
+
+const REASON = { why: "stop" }

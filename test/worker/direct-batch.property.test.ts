@@ -50,6 +50,10 @@ interface Scenario {
   readonly abortAt: "before" | number | undefined
   /** A deadline for the text tool (long: it never fires, but the call takes the tool server's guarded path). */
   readonly deadline: boolean
+  /** Spans recorded (a tracer's `within` per call), or the no-op trace a worker without telemetry has. */
+  readonly traced: boolean
+  /** The Worker's depth bound above the codec's (64): the codec's own bound must still refuse deeper arguments. */
+  readonly deepLimit: boolean
 }
 
 const REASON = { why: "the user pressed stop" }
@@ -132,7 +136,7 @@ const drive = async (
       toolTimeoutMs: undefined,
       toolTimeouts: scenario.deadline ? { text: 60_000 } : {},
       maxToolOutputBytes: 1024,
-      maxArgumentDepth: 64,
+      maxArgumentDepth: scenario.deepLimit ? 128 : 64,
       maxParallelTools: scenario.lanes,
       maxCallsPerResponse: 16
     }
@@ -146,7 +150,7 @@ const drive = async (
     finished: () => undefined,
     failed: () => undefined
   }
-  core.trace = trace
+  if (scenario.traced) core.trace = trace
 
   const calls: Array<FunctionCallItem> = scenario.calls.map((spec, i) => Item.functionCall(`call_${i}`, spec.name, spec.args))
   const offered = new Set(["typed", "text", "capped"])
@@ -205,7 +209,9 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
     { minLength: 1, maxLength: 4 }
   ),
   abortAt: fc.oneof(fc.constant("before" as const), fc.integer({ min: 0, max: 5 }), fc.constant(undefined)),
-  deadline: fc.boolean()
+  deadline: fc.boolean(),
+  traced: fc.boolean(),
+  deepLimit: fc.boolean()
 })
 
 describe("the direct batch path", () => {
@@ -238,7 +244,9 @@ describe("the direct batch path", () => {
       lanes: 1,
       calls: [{ name: "typed", args: '{"a":1}', behaviour: { kind: "never" } }],
       abortAt: 0,
-      deadline: false
+      deadline: false,
+      traced: true,
+      deepLimit: false
     })
     expect(end).toMatchObject({
       outcomes: [{ callId: "call_0", status: "cancelled", output: "Tool call cancelled: the run was cancelled", isError: true }],

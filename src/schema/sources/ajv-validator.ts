@@ -1,6 +1,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js"
+import type { DataValidationCxt } from "ajv/dist/types/index.js"
 import { canonicalSchemaJson } from "../canonical-json.ts"
 import { clip, listBounded } from "../quote.ts"
 import { UnsupportedSchemaError } from "../normalize.ts"
@@ -100,6 +101,16 @@ class SharedValidators {
   }
 }
 
+/**
+ * The call context every check passes, so ajv's validator does not build its two default objects per call (a
+ * quarter of what a check allocates). Shared and frozen: ajv only reads it — except `dynamicAnchors`, which
+ * `$dynamicAnchor` / `$dynamicRef` write to, so a schema that uses them gets ajv's fresh default each call.
+ * `rootData` left undefined is ajv's own default, the value checked.
+ */
+const SHARED_CONTEXT = Object.freeze({ instancePath: "", dynamicAnchors: Object.freeze({}) }) as unknown as DataValidationCxt
+const contextFor = (schema: JsonSchema): DataValidationCxt | undefined =>
+  JSON.stringify(schema).includes('"$dynamic') ? undefined : SHARED_CONTEXT
+
 let sharedLimit = DEFAULT_SHARED_VALIDATORS
 const compiledAll = new SharedValidators(ajvAll)
 const compiledFirst = new SharedValidators(ajvFirst)
@@ -186,10 +197,13 @@ export const compileJsonSchema = (
   }
   let all: ValidateFunction | undefined
   let first: ValidateFunction | undefined
+  // null until the first check works it out (undefined: the schema needs ajv's fresh default per call).
+  let context: DataValidationCxt | undefined | null = null
   return (input, size) => {
     const full = size <= limits.fullCheckSize
     const validate = full ? (all ??= validatorFor(schema, true)) : (first ??= validatorFor(schema, false))
-    return validate(input) ? undefined : { ...toIssues(validate.errors ?? [], limits.keptIssues), stoppedEarly: !full }
+    if (context === null) context = contextFor(schema)
+    return validate(input, context) ? undefined : { ...toIssues(validate.errors ?? [], limits.keptIssues), stoppedEarly: !full }
   }
 }
 
