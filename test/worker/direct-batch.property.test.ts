@@ -182,6 +182,8 @@ const drive = async (
   return { end: shown, spans, invoked }
 }
 
+const unordered = <T extends { readonly spans: ReadonlyArray<string> }>(driven: T): T => ({ ...driven, spans: [...driven.spans].sort() })
+
 const argumentText: fc.Arbitrary<string> = fc.oneof(
   fc
     .record(
@@ -223,9 +225,16 @@ describe("the direct batch path", () => {
         fc.asyncProperty(scenario, async (s) => {
           const direct = await drive(executeBatch, s)
           const general = await drive(executeWithHooks, s)
-          expect(direct).toEqual(general)
+          // Parallel calls may end in another order on each path (microtask timing is not part of the contract):
+          // spans compare as a multiset, and each call's own span starts before it ends.
+          expect(unordered(direct)).toEqual(unordered(general))
           // And both render typed tools' values as the tools' own `executeParsed` does.
-          expect(direct).toEqual(await drive(executeWithHooks, s, true))
+          expect(unordered(direct)).toEqual(unordered(await drive(executeWithHooks, s, true)))
+          for (const [i] of s.calls.entries()) {
+            const start = direct.spans.findIndex((span) => span.startsWith(`start call_${i} `))
+            const end = direct.spans.findIndex((span) => span.startsWith(`end call_${i} `))
+            if (start !== -1) expect(end).toBeGreaterThan(start)
+          }
           // Every call has exactly one result; every span that started ended once.
           const outcomes = (direct.end as { outcomes: ReadonlyArray<{ callId: string }> }).outcomes
           expect(outcomes.map((o) => o.callId)).toEqual(s.calls.map((_, i) => `call_${i}`))
