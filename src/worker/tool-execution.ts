@@ -136,7 +136,6 @@ const directBatch = (
  */
 export const executeWithHooks = async (
   core: WorkerCore,
-
   calls: ReadonlyArray<FunctionCallItem>,
   decided: ReadonlyMap<string, PendingDecision>,
   signal: AbortSignal,
