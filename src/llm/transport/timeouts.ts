@@ -41,36 +41,16 @@ export interface ExpiredPhase {
 }
 
 /**
- * A timer that fires this much before its deadline still expires the phase: Node schedules timers from the
- * event loop's cached clock, which can lag `performance.now()` by the time the current loop turn has taken.
- */
-const EARLY_MS = 1
-
-/**
  * One resettable phase timer, plus the call's total deadline, that abort the attempt's controller when they
  * fire and remember which deadline it was, so the resulting abort is reported as an `LlmTimeout` rather than a
  * network failure.
- *
- * The phase clock is started, paused and resumed on every read and every batch of events, so those only move
- * the deadline; the Node timer behind it is set again only when it fires before the (moved) deadline, or when a
- * new deadline is earlier than the one it was set for. One `setTimeout` and one `clearTimeout` per read cost more
- * than decoding a small read (decision 0075).
  */
 export class PhaseTimer {
   private timer: ReturnType<typeof setTimeout> | undefined
-  /** When `timer` fires (`performance.now()` time). */
-  private timerAt = 0
   private totalTimer: ReturnType<typeof setTimeout> | undefined
   private expired: ExpiredPhase | undefined
-  /**
-   * The phase clock, in plain fields rather than an object per state: it is paused and resumed on every read.
-   * `running`: the phase expires at `at`; `paused`: it has `remaining` ms left; `off`: no phase deadline.
-   */
-  private state: "off" | "running" | "paused" = "off"
-  private phase: TimeoutPhase = "headers"
-  private afterMs = 0
-  private at = 0
-  private remaining = 0
+  private running: (ExpiredPhase & { readonly at: number }) | undefined
+  private paused: (ExpiredPhase & { readonly remaining: number }) | undefined
 
   /**
    * `total`: when the call's total deadline passes (`performance.now()` time: monotonic and finer than a
@@ -92,77 +72,45 @@ export class PhaseTimer {
 
   /** Starts `phase` afresh: its whole `ms` from now. */
   start(phase: TimeoutPhase, ms: number): void {
-    this.state = "off"
-    if (!Number.isFinite(ms)) {
-      this.clearTimer()
-      return
-    }
-    this.phase = phase
-    this.afterMs = ms
-    this.arm(ms)
+    this.stop()
+    this.paused = undefined
+    if (!Number.isFinite(ms)) return
+    this.arm({ phase, afterMs: ms }, ms)
   }
 
-  /** Runs the current phase for `inMs` from now. */
-  private arm(inMs: number): void {
-    const at = performance.now() + inMs
-    this.state = "running"
-    this.at = at
-    // A timer due no later than this deadline is kept: if it fires first, it sets itself for the rest.
-    if (this.timer !== undefined && this.timerAt <= at) return
-    this.clearTimer()
-    this.schedule(at, inMs)
-  }
-
-  private schedule(at: number, inMs: number): void {
-    this.timerAt = at
-    this.timer = setTimeout(() => this.check(), inMs)
-  }
-
-  /** The timer fired: the running phase expires if its deadline has come, else the timer waits for the rest. */
-  private check(): void {
-    this.timer = undefined
-    if (this.state !== "running") return
-    const left = this.at - performance.now()
-    if (left > EARLY_MS) {
-      this.schedule(this.at, left)
-      return
-    }
-    this.state = "off"
-    this.fire({ phase: this.phase, afterMs: this.afterMs })
-  }
-
-  private clearTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
+  private arm(expired: ExpiredPhase, inMs: number): void {
+    this.running = { ...expired, at: performance.now() + inMs }
+    this.timer = setTimeout(() => this.fire(expired), inMs)
   }
 
   /**
    * Stops the phase clock while the consumer handles an event (its time is not the server's) and keeps what was
-   * left of the phase, so a `resume()` after a keep-alive does not grant a fresh period. The Node timer stays
-   * set: firing while paused it expires nothing.
+   * left of the phase, so a `resume()` after a keep-alive does not grant a fresh period.
    */
   pause(): void {
-    if (this.state !== "running") return
-    this.remaining = Math.max(0, this.at - performance.now())
-    this.state = "paused"
+    if (this.running === undefined) return
+    this.paused = { phase: this.running.phase, afterMs: this.running.afterMs, remaining: Math.max(0, this.running.at - performance.now()) }
+    this.stop()
   }
 
   /** Continues a paused phase with the time it had left; nothing if none is paused. */
   resume(): void {
-    if (this.state !== "paused") return
-    this.arm(this.remaining)
+    const paused = this.paused
+    if (paused === undefined || this.timer !== undefined) return
+    this.paused = undefined
+    this.arm({ phase: paused.phase, afterMs: paused.afterMs }, paused.remaining)
   }
 
-  /** Stops the running phase (a paused one stays paused, as before). */
   stop(): void {
-    this.clearTimer()
-    if (this.state === "running") this.state = "off"
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+    this.running = undefined
   }
 
   /** Stops both deadlines; the attempt is over. */
   dispose(): void {
     this.stop()
-    this.state = "off"
+    this.paused = undefined
     if (this.totalTimer !== undefined) clearTimeout(this.totalTimer)
     this.totalTimer = undefined
   }
