@@ -1,6 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { createSseParser, parseSseText } from "../../src/llm/sse.ts"
+import { cutText } from "../support/cut.ts"
 
 const feedAll = (chunks: ReadonlyArray<string>, max?: number) => {
   const parser = createSseParser(max)
@@ -44,15 +45,7 @@ describe("createSseParser", () => {
     const doc = fc.array(fc.tuple(line, eol), { maxLength: 40 }).map((lines) => lines.map(([l, e]) => l + e).join(""))
     fc.assert(
       fc.property(doc, fc.array(fc.nat(), { maxLength: 10 }), (text, cuts) => {
-        const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)
-        const chunks: Array<string> = []
-        let at = 0
-        for (const p of points) {
-          chunks.push(text.slice(at, p))
-          at = p
-        }
-        chunks.push(text.slice(at))
-        expect(feedAll(chunks)).toEqual(parseSseText(text))
+        expect(feedAll(cutText(text, cuts))).toEqual(parseSseText(text))
       }),
       { numRuns: 300 }
     )

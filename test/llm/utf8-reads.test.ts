@@ -1,19 +1,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { createUtf8Reads } from "../../src/llm/transport/utf8-reads.ts"
+import { cutBytes } from "../support/cut.ts"
 
-/** Cuts `bytes` at the given points (any order, repeats allowed) into consecutive reads. */
-const cut = (bytes: Uint8Array, points: ReadonlyArray<number>): ReadonlyArray<Uint8Array> => {
-  const at = [...new Set(points.map((p) => p % (bytes.length + 1)))].sort((a, b) => a - b)
-  const reads: Array<Uint8Array> = []
-  let from = 0
-  for (const p of at) {
-    reads.push(bytes.subarray(from, p))
-    from = p
-  }
-  reads.push(bytes.subarray(from))
-  return reads
-}
 
 /** The reference: Node's streaming decoder, read by read, never flushed (as the transport used it). */
 const streaming = (reads: ReadonlyArray<Uint8Array>): ReadonlyArray<string> => {
@@ -39,7 +28,7 @@ describe("createUtf8Reads", () => {
   it("gives the streaming decoder's text for every read, however the bytes are cut (property)", () => {
     fc.assert(
       fc.property(bytes, fc.array(fc.nat(), { maxLength: 8 }), (input, points) => {
-        const reads = cut(input, points)
+        const reads = cutBytes(input, points)
         expect(ours(reads)).toEqual(streaming(reads))
       }),
       { numRuns: 2000 }

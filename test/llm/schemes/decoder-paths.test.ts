@@ -9,6 +9,7 @@ import { openAiChatScheme } from "../../../src/llm/schemes/openai-chat.ts"
 import { openAiResponsesScheme } from "../../../src/llm/schemes/openai-responses.ts"
 import { createSseParser, parseSseText } from "../../../src/llm/sse.ts"
 import { createUtf8Reads } from "../../../src/llm/transport/utf8-reads.ts"
+import { cutBytes } from "../../support/cut.ts"
 
 /**
  * Every decoder fed as the transport feeds it (read-by-read UTF-8 decoding, the SSE parser per read) must give
@@ -20,18 +21,6 @@ import { createUtf8Reads } from "../../../src/llm/transport/utf8-reads.ts"
 /** Text a model may send: any code points, quotes, backslashes, control characters, lone surrogates. */
 const text = fc.oneof(fc.string({ unit: "binary", maxLength: 12 }), fc.constantFrom('"', "\\", '\\"', "\n", "\u0000", "\ud800", "é😀"), fc.string({ maxLength: 8 }))
 
-/** Cuts bytes at the given points into consecutive reads. */
-const cut = (bytes: Uint8Array, points: ReadonlyArray<number>): ReadonlyArray<Uint8Array> => {
-  const at = [...new Set(points.map((p) => p % (bytes.length + 1)))].sort((a, b) => a - b)
-  const reads: Array<Uint8Array> = []
-  let from = 0
-  for (const p of at) {
-    reads.push(bytes.subarray(from, p))
-    from = p
-  }
-  reads.push(bytes.subarray(from))
-  return reads
-}
 
 type Outcome = { readonly events: ReadonlyArray<Event>; readonly error?: string }
 
@@ -87,7 +76,7 @@ describe("decoders on the transport's path against the reference path (property)
           { name: "message_delta", data: { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 9 } } },
           { name: "message_stop", data: { type: "message_stop" } }
         ]
-        const reads = cut(sse(events), points)
+        const reads = cutBytes(sse(events), points)
         expect(transportPath(createAnthropicDecoder(), reads)).toEqual(referencePath(createAnthropicDecoder(), reads))
       }),
       { numRuns: 300 }
@@ -116,7 +105,7 @@ describe("decoders on the transport's path against the reference path (property)
           ...steps.map(([content, index, value]) => ({ data: chunk(content ? { content: value } : { tool_calls: [{ index, function: { arguments: value } }] }) })),
           { data: chunk({}, "tool_calls") }
         ]
-        const reads = cut(new TextEncoder().encode(new TextDecoder().decode(sse(events)) + "data: [DONE]\n\n"), points)
+        const reads = cutBytes(new TextEncoder().encode(new TextDecoder().decode(sse(events)) + "data: [DONE]\n\n"), points)
         expect(transportPath(openAiChatScheme.decoder(), reads)).toEqual(referencePath(openAiChatScheme.decoder(), reads))
       }),
       { numRuns: 200 }
@@ -142,7 +131,7 @@ describe("decoders on the transport's path against the reference path (property)
           ),
           named({ type: "response.completed", response: { id: "resp_1", status: "completed", output: [], usage: { input_tokens: 1, output_tokens: 2, total_tokens: 3 } } })
         ]
-        const reads = cut(sse(events), points)
+        const reads = cutBytes(sse(events), points)
         expect(transportPath(openAiResponsesScheme.decoder(), reads)).toEqual(referencePath(openAiResponsesScheme.decoder(), reads))
       }),
       { numRuns: 200 }
@@ -172,7 +161,7 @@ describe("decoders on the transport's path against the reference path (property)
           })),
           { data: { candidates: [{ content: { parts: [{ text: "" }], role: "model" }, finishReason: "STOP", index: 0 }] } }
         ]
-        const reads = cut(sse(events), points)
+        const reads = cutBytes(sse(events), points)
         const ids = () => {
           let n = 0
           return () => `${GENERATED_CALL_ID_PREFIX}${++n}`
