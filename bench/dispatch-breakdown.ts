@@ -10,12 +10,11 @@ import { defineTool } from "#internal/tool/define-tool"
 import type { ToolContext } from "#internal/tool/tool"
 import { registerDefinitions } from "#internal/tool-server/registration"
 import { ToolServer } from "#internal/tool-server/tool-server"
-import type { LlmClient } from "#internal/llm/client"
 import { Item } from "#internal/llm/item"
 import type { JsonSchema } from "#internal/schema/json-schema"
 import { prepareArguments } from "#internal/worker/prepared-arguments"
 import { executeBatch } from "#internal/worker/tool-execution"
-import { makeCore } from "#internal/worker/worker-core"
+import { benchCore } from "./support/worker-core.ts"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
 import { timeOp } from "./support/timing.ts"
 
@@ -77,17 +76,7 @@ const main = async (): Promise<void> => {
   await row("`handle.callTool` (raw JSON Schema), with `signal`", () => handle.callTool("weather", VALID, { signal }))
 
   // The Worker's own steps around the call (bench/dispatch.ts times the whole path, "Worker tool path").
-  const client = { scheme: "anthropic" } as unknown as LlmClient
-  const settings = {
-    maxTurns: 32,
-    toolTimeoutMs: undefined,
-    toolTimeouts: {},
-    maxToolOutputBytes: 100 * 1024,
-    maxArgumentDepth: 64,
-    maxParallelTools: 16,
-    maxCallsPerResponse: 128
-  }
-  const core = makeCore({ client, tools: handle, systemPrompt: undefined, config: {}, history: [], settings })
+  const core = benchCore(handle, "anthropic")
   const schema = (handle.getTool("weather") as { readonly meta: { readonly schema: JsonSchema } }).meta.schema
   await row("`prepareArguments` (Worker: depth bound, `JSON.parse`, object check)", () => prepareArguments(core, schema, VALID))
   const offered: ReadonlySet<string> = new Set(["weather"])

@@ -11,7 +11,6 @@ import { tool as aiSdkTool } from "ai"
 import { Effect, Schema, Stream } from "effect"
 import { Tool as EffectTool, Toolkit } from "effect/ai"
 import { z } from "zod"
-import type { LlmClient } from "#internal/llm/client"
 import { type FunctionCallItem, Item } from "#internal/llm/item"
 import type { SchemeName } from "#internal/llm/scheme"
 import { jsonSchema } from "#internal/schema/codec"
@@ -22,7 +21,7 @@ import { IsolationPool, defineIsolatedTool } from "#internal/isolation/index"
 import { ownItem } from "#internal/worker/owned-items"
 import { executeBatch } from "#internal/worker/tool-execution"
 import { toOutputItem } from "#internal/worker/tool-outcome"
-import { makeCore } from "#internal/worker/worker-core"
+import { benchCore } from "./support/worker-core.ts"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
 import { type Compared, type Op, compareOps } from "./support/timing.ts"
 
@@ -212,23 +211,7 @@ const workerPath = (
   owned = false
 ): Contender => {
   const handle = serverWith(parameters)
-  const client = { scheme } as unknown as LlmClient
-  const core = makeCore({
-    client,
-    tools: handle,
-    systemPrompt: undefined,
-    config: {},
-    history: [],
-    settings: {
-      maxTurns: 32,
-      toolTimeoutMs: undefined,
-      toolTimeouts: {},
-      maxToolOutputBytes: 100 * 1024,
-      maxArgumentDepth: 64,
-      maxParallelTools: 16,
-      maxCallsPerResponse: 128
-    }
-  })
+  const core = benchCore(handle, scheme)
   // A run's signal is its own controller's (RunControl), watched by nothing else.
   const signal = new AbortController().signal
   const offered: ReadonlySet<string> = new Set(["weather"])
