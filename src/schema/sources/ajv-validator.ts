@@ -138,11 +138,6 @@ export const sharedValidatorCount = (): number => compiledAll.size + compiledFir
 
 const validatorFor = (schema: JsonSchema, all: boolean): ValidateFunction => (all ? compiledAll : compiledFirst).get(schema)
 
-/**
- * Checks the schema now (an invalid schema fails at definition time) but compiles it on first use: defining
- * ten thousand tools should not cost ten thousand compilations when most are never called. The first-error
- * validator is compiled only if a large value ever arrives. Call the result per decode.
- */
 /** Keywords whose value is one subschema, a list of them, or a map of names to them (as in `normalize.ts`). */
 const SUBSCHEMA_KEYWORDS = new Set([
   "items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
@@ -182,6 +177,11 @@ const protoProperty = (schema: unknown, path: string): string | undefined => {
   return undefined
 }
 
+/**
+ * Checks the schema now (an invalid schema fails at definition time) but compiles it on first use: defining
+ * ten thousand tools should not cost ten thousand compilations when most are never called. The first-error
+ * validator is compiled only if a large value ever arrives. Call the result per decode.
+ */
 export const compileJsonSchema = (
   schema: JsonSchema,
   limits: CheckLimits = { fullCheckSize: DEFAULT_FULL_CHECK_SIZE, keptIssues: DEFAULT_KEPT_ISSUES }
