@@ -99,15 +99,14 @@ export const runChat = async (
       const slash = plugins === undefined ? undefined : parseSlashCommand(line)
       if (plugins !== undefined && slash !== undefined) {
         if (echo) renderer.line(line)
-        // A command takes no signal: Ctrl-C stops waiting for it (its late answer is dropped), so a hanging
-        // plugin cannot hold the chat.
+        // Ctrl-C aborts the command's signal (a plugin passes it on to its model calls) and stops waiting for it
+        // at once, so a hanging plugin cannot hold the chat.
         const controller = new AbortController()
         running = controller
-        const cancelled = new Promise<"cancelled">((resolve) => controller.signal.addEventListener("abort", () => resolve("cancelled"), { once: true }))
         try {
-          const outcome = await Promise.race([plugins.runtime.commands.run(slash.name, slash.args), cancelled])
-          if (outcome === "cancelled") renderer.line("(cancelled)", "dim")
-          else if (outcome.ok) renderer.line(outcome.output)
+          const outcome = await plugins.runtime.commands.run(slash.name, slash.args, { signal: controller.signal })
+          if (outcome.ok) renderer.line(outcome.output)
+          else if (outcome.status === 499) renderer.line("(cancelled)", "dim")
           else renderer.line(`error: ${outcome.error}${outcome.status === 404 ? ` (commands: ${commandNames.join(" ") || "none"})` : ""}`, "error")
         } finally {
           running = undefined

@@ -147,7 +147,7 @@ export const createPluginLlmHandler = (options: PluginLlmHandlerOptions): Plugin
       if (typeof args !== "string") return fail(422, "args must be text", { issues: [{ path: "args", message: "expected a string" }] })
       const unknown = Object.keys(body ?? {}).filter((k) => k !== "args")
       if (unknown.length > 0) return fail(422, `unknown field ${unknown[0]}`, { issues: unknown.map((k) => ({ path: k, message: "unknown field" })) })
-      const outcome = await runtime.commands.run(name, args)
+      const outcome = await runtime.commands.run(name, args, request.signal === undefined ? {} : { signal: request.signal })
       return outcome.ok ? { status: 200, body: { ok: true, output: outcome.output } } : fail(outcome.status, outcome.error)
     }
     if (!handles(method, path)) return fail(404, `no route ${method} ${path.slice(0, 100)}`)

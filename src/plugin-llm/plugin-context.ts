@@ -3,8 +3,22 @@ import { PluginLlmInputError } from "./errors.ts"
 import type { PluginLlm, PluginLlmHost } from "./plugin-llm.ts"
 import type { AuxiliaryTaskOptions, RegisteredTask } from "./tasks.ts"
 
+/** What a command's handler gets besides its argument text. */
+export interface CommandContext {
+  /**
+   * Fires when the caller gives up (Ctrl-C in `llm-worker chat`, the HTTP client hanging up): pass it on to
+   * `ctx.llm.complete({ signal })` so the model call stops too. The host stops waiting either way.
+   */
+  readonly signal: AbortSignal
+}
+
 /** A slash command's handler: the text after `/<name> `, answered with text. */
-export type CommandHandler = (args: string) => string | Promise<string>
+export type CommandHandler = (args: string, context: CommandContext) => string | Promise<string>
+
+/** How one run of a command ended: its output, or one line saying why not (404 unknown, 499 cancelled, 500 failed). */
+export type CommandOutcome =
+  | { readonly ok: true; readonly output: string }
+  | { readonly ok: false; readonly error: string; readonly status: 404 | 499 | 500 }
 
 /** A slash command as a plugin registers it (`ctx.registerCommand`). */
 export interface CommandOptions {
@@ -86,17 +100,43 @@ export class CommandRegistry {
     return [...this.#commands.values()].sort((a, b) => (a.name < b.name ? -1 : 1))
   }
 
-  /** Runs a command; its handler's failure comes back as `ok: false` with one line, not as a throw. */
-  async run(name: string, args: string): Promise<{ readonly ok: true; readonly output: string } | { readonly ok: false; readonly error: string; readonly status: 404 | 500 }> {
+  /**
+   * Runs a command; its handler's failure comes back as `ok: false` with one line, not as a throw. When `signal`
+   * fires, the handler's own signal fires and the run ends at once with 499, even if the handler ignores it (its
+   * late answer is dropped), so a hanging plugin cannot hold its caller.
+   */
+  async run(name: string, args: string, options: { readonly signal?: AbortSignal } = {}): Promise<CommandOutcome> {
     const command = this.#commands.get(name)
     if (command === undefined) return { ok: false, status: 404, error: `unknown command: /${name.slice(0, 64)}` }
+    const cancelled: CommandOutcome = { ok: false, status: 499, error: `/${name} was cancelled` }
+    const caller = options.signal
+    if (caller?.aborted === true) return cancelled
+    // The handler's own controller: the caller's signal is not handed over, so a handler cannot abort its caller.
+    const controller = new AbortController()
+    const answered = (async (): Promise<CommandOutcome> => {
+      try {
+        const output = await command.handler(args, { signal: controller.signal })
+        return { ok: true, output: typeof output === "string" ? output : String(output) }
+      } catch (thrown) {
+        if (controller.signal.aborted) return cancelled
+        const tag = typeof thrown === "object" && thrown !== null && "_tag" in thrown ? String((thrown as { _tag: unknown })._tag) : thrown instanceof Error ? thrown.name : "Error"
+        const message = thrown instanceof Error ? thrown.message : String(thrown)
+        return { ok: false, status: 500, error: `/${name} failed: ${tag}: ${message.split("\n")[0]?.slice(0, 300) ?? ""}` }
+      }
+    })()
+    if (caller === undefined) return answered
+    let onAbort: (() => void) | undefined
+    const stopped = new Promise<CommandOutcome>((resolve) => {
+      onAbort = () => {
+        controller.abort(caller.reason)
+        resolve(cancelled)
+      }
+      caller.addEventListener("abort", onAbort, { once: true })
+    })
     try {
-      const output = await command.handler(args)
-      return { ok: true, output: typeof output === "string" ? output : String(output) }
-    } catch (thrown) {
-      const tag = typeof thrown === "object" && thrown !== null && "_tag" in thrown ? String((thrown as { _tag: unknown })._tag) : thrown instanceof Error ? thrown.name : "Error"
-      const message = thrown instanceof Error ? thrown.message : String(thrown)
-      return { ok: false, status: 500, error: `/${name} failed: ${tag}: ${message.split("\n")[0]?.slice(0, 300) ?? ""}` }
+      return await Promise.race([answered, stopped])
+    } finally {
+      if (onAbort !== undefined) caller.removeEventListener("abort", onAbort)
     }
   }
 }

@@ -29,13 +29,13 @@ interface Tasks {
 export function register(ctx: PluginContext): void {
   ctx.registerCommand({
     name: "paste-to-tasks",
-    handler: (raw) => pasteToTasks(ctx, raw),
+    handler: (raw, { signal }) => pasteToTasks(ctx, raw, signal),
     description: "Turn freeform meeting notes into structured tasks.",
     argsHint: "<text>"
   })
 }
 
-async function pasteToTasks(ctx: PluginContext, rawArgs: string): Promise<string> {
+async function pasteToTasks(ctx: PluginContext, rawArgs: string, signal: AbortSignal): Promise<string> {
   if (rawArgs.trim() === "") return "Usage: /paste-to-tasks <meeting notes>"
   const result = await ctx.llm.completeStructured({
     instructions:
@@ -45,7 +45,8 @@ async function pasteToTasks(ctx: PluginContext, rawArgs: string): Promise<string
     schemaName: "meeting.tasks",
     purpose: "paste-to-tasks",
     temperature: 0,
-    maxTokens: 512
+    maxTokens: 512,
+    signal
   })
   if (result.parsed === null) return `Couldn't parse a response. Raw output:\n${result.text}`
   const { tasks } = result.parsed as Tasks

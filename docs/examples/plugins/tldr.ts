@@ -6,13 +6,13 @@ export const manifest = { name: "tldr", version: "1.0.0", description: "Summaris
 export function register(ctx: PluginContext): void {
   ctx.registerCommand({
     name: "tldr",
-    handler: (raw) => tldr(ctx, raw),
+    handler: (raw, { signal }) => tldr(ctx, raw, signal),
     description: "Summarise the supplied text in one paragraph.",
     argsHint: "<text>"
   })
 }
 
-async function tldr(ctx: PluginContext, rawArgs: string): Promise<string> {
+async function tldr(ctx: PluginContext, rawArgs: string, signal: AbortSignal): Promise<string> {
   const text = rawArgs.trim()
   if (text === "") return "Usage: /tldr <text to summarise>"
   const result = await ctx.llm.complete({
@@ -22,7 +22,9 @@ async function tldr(ctx: PluginContext, rawArgs: string): Promise<string> {
     ],
     maxTokens: 256,
     temperature: 0.3,
-    purpose: "tldr"
+    purpose: "tldr",
+    // Ctrl-C in the chat (or the HTTP client hanging up) stops the model call too.
+    signal
   })
   return result.text
 }

@@ -144,6 +144,7 @@ export const openApiDocument = (version: string): Record<string, unknown> => ({
         requestBody: { required: true, ...json(CommandBody, "input") },
         responses: {
           "200": { description: "the command's output", ...json(CommandResponse, "output") },
+          "499": { description: "the client hung up: the command's signal fired and its answer, if any, is dropped", ...json(ErrorResponse, "output") },
           "500": { description: "the command failed (one line, never a stack)", ...json(ErrorResponse, "output") },
           ...errors(403, 404, 413, 422)
         }
