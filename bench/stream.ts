@@ -58,6 +58,16 @@ const TARGET_MBPS = 100
 /** The whole client path (fetch, transport, async iteration) has its own, lower target. */
 const TARGET_CLIENT_MBPS = 80
 const BREAKDOWN_CHUNK = 16 * 1024
+/**
+ * Samples per op and round in the first table. mitata starts every measurement with a full GC when `gc` is
+ * exposed (the benchmarks run with --expose-gc), and the heap then takes about ten 1 MB streams to grow back:
+ * until it has, the async pipelines (ours through the client, the AI SDK's), whose reads and batches outlive a
+ * scavenge, ran 2–4× slower. With mitata's twelve samples the median fell in that transient and the client column
+ * showed half its steady speed, slower with 16 KiB reads than with 256 B ones (decision 0083). With 36 the
+ * median is a steady-state sample, as a long-running process streams.
+ */
+const STEADY_SAMPLES = 36
+const STREAM_ROUNDS = 5
 
 /** One text block with about 20 text deltas per tool call, scaled so the body is about `TARGET_BYTES`. */
 const bodyFor = (scheme: SchemeName): Uint8Array => {
@@ -190,8 +200,9 @@ const main = async (): Promise<void> => {
       const client = viaClient(provider, chunks)
       const [sdk, decode, timeline, full] = await compareOps(
         [() => aiSdkParse(chunks), () => decodeOnly(scheme, chunks), () => decodeWithTimeline(scheme, chunks), client],
-        7,
-        40e6
+        STREAM_ROUNDS,
+        40e6,
+        STEADY_SAMPLES
       )
       const rate = (t: { readonly p50: number }) => mbps(body.length, t.p50)
       const ratio = (t: { readonly ratio: number }) => `${(1 / t.ratio).toFixed(2)}×`

@@ -78,6 +78,31 @@ describe("PhaseTimer", () => {
     expect(controller.signal.aborted).toBe(false)
   })
 
+  it("stop() leaves a paused phase paused: a resume continues it with what was left", () => {
+    const { controller, phases } = timer()
+    phases.start("first_event", 100)
+    vi.advanceTimersByTime(40)
+    phases.pause()
+    phases.stop()
+    vi.advanceTimersByTime(1000)
+    phases.resume()
+    vi.advanceTimersByTime(59)
+    expect(controller.signal.aborted).toBe(false)
+    vi.advanceTimersByTime(2)
+    expect(phases.expiredPhase).toEqual({ phase: "first_event", afterMs: 100 })
+  })
+
+  it("after a phase expires, pause and resume arm nothing more", () => {
+    const { controller, phases } = timer()
+    phases.start("idle", 10)
+    vi.advanceTimersByTime(11)
+    expect(phases.expiredPhase).toEqual({ phase: "idle", afterMs: 10 })
+    phases.pause()
+    phases.resume()
+    expect(vi.getTimerCount()).toBe(0)
+    expect(controller.signal.aborted).toBe(true)
+  })
+
   it("dispose() ends a paused phase too", () => {
     const { controller, phases } = timer()
     phases.start("idle", 10)

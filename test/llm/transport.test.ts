@@ -407,6 +407,35 @@ describe("cancellation", () => {
     expect(h.sleeps).toEqual([])
   })
 
+  it("a finished attempt aborts its request as an AbortError, whether the body ended or was left open", async () => {
+    for (const leftOpen of [false, true]) {
+      let seen: AbortSignal | undefined
+      const body = new TextEncoder().encode(CHAT)
+      const options: TransportOptions = {
+        retry: defaultRetryPolicy,
+        timeouts: defaultTimeouts,
+        maxErrorBodyBytes: 1024,
+        fetch: async (_url, init) => {
+          seen = init?.signal ?? undefined
+          const stream = new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(body)
+              if (!leftOpen) controller.close()
+            }
+          })
+          return new Response(stream, { status: 200, headers: { "content-type": "text/event-stream" } })
+        }
+      }
+      const events: Array<Event> = []
+      for await (const event of streamSse({ url: "http://127.0.0.1:9/v1/chat/completions", headers: {}, body: "{}", decoder: () => openAiChatScheme.decoder(request) }, options)) {
+        events.push(event)
+      }
+      expect(events).toEqual(reference(CHAT))
+      expect(seen?.aborted).toBe(true)
+      expect((seen?.reason as { name?: unknown } | undefined)?.name).toBe("AbortError")
+    }
+  })
+
   it("an already-aborted signal sends nothing", async () => {
     const h = await harness([ok])
     expect((await h.run(AbortSignal.abort())).error?._tag).toBe("LlmCancelled")

@@ -59,6 +59,13 @@ class AttemptFailure {
  */
 const MAX_HELD_EVENTS = 64
 
+/**
+ * The reason every finished attempt aborts its request with, to end the connection. Nothing reads it (the body
+ * is done with), and `abort()` without a reason builds a new `DOMException`, whose stack trace was about a sixth of
+ * a short call's time (decision 0083).
+ */
+const ATTEMPT_OVER = new DOMException("The attempt is over", "AbortError")
+
 /** Characters of a non-stream success body quoted in the protocol error. */
 const QUOTED_BODY_CHARS = 200
 
@@ -424,6 +431,6 @@ async function* runAttempt(
     // Stops reading (a terminal event may leave the body open), then ends the connection: also when the consumer
     // stops early or an error left the body unread.
     reader?.cancel().catch(() => undefined)
-    controller.abort()
+    controller.abort(ATTEMPT_OVER)
   }
 }

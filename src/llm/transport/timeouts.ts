@@ -44,13 +44,30 @@ export interface ExpiredPhase {
  * One resettable phase timer, plus the call's total deadline, that abort the attempt's controller when they
  * fire and remember which deadline it was, so the resulting abort is reported as an `LlmTimeout` rather than a
  * network failure.
+ *
+ * The transport starts or resumes the phase before every read and pauses it before every batch of events, so
+ * each of those is one `setTimeout` or `clearTimeout` and nothing else: the phase lives in plain fields and the
+ * Node timer always calls the same bound callback, where an object per state and a closure per timer cost three
+ * times the Node timer itself (decision 0083).
  */
 export class PhaseTimer {
   private timer: ReturnType<typeof setTimeout> | undefined
   private totalTimer: ReturnType<typeof setTimeout> | undefined
   private expired: ExpiredPhase | undefined
-  private running: (ExpiredPhase & { readonly at: number }) | undefined
-  private paused: (ExpiredPhase & { readonly remaining: number }) | undefined
+  /**
+   * `running`: `timer` is set and the phase expires at `at`; `paused`: no timer, `remaining` ms are left of it;
+   * `off`: no phase deadline.
+   */
+  private state: "off" | "running" | "paused" = "off"
+  private phase: TimeoutPhase = "headers"
+  private afterMs = 0
+  private at = 0
+  private remaining = 0
+  private readonly onPhaseTimer = (): void => {
+    this.timer = undefined
+    this.state = "off"
+    this.fire({ phase: this.phase, afterMs: this.afterMs })
+  }
 
   /**
    * `total`: when the call's total deadline passes (`performance.now()` time: monotonic and finer than a
@@ -73,14 +90,17 @@ export class PhaseTimer {
   /** Starts `phase` afresh: its whole `ms` from now. */
   start(phase: TimeoutPhase, ms: number): void {
     this.stop()
-    this.paused = undefined
+    this.state = "off"
     if (!Number.isFinite(ms)) return
-    this.arm({ phase, afterMs: ms }, ms)
+    this.phase = phase
+    this.afterMs = ms
+    this.arm(ms)
   }
 
-  private arm(expired: ExpiredPhase, inMs: number): void {
-    this.running = { ...expired, at: performance.now() + inMs }
-    this.timer = setTimeout(() => this.fire(expired), inMs)
+  private arm(inMs: number): void {
+    this.state = "running"
+    this.at = performance.now() + inMs
+    this.timer = setTimeout(this.onPhaseTimer, inMs)
   }
 
   /**
@@ -88,29 +108,29 @@ export class PhaseTimer {
    * left of the phase, so a `resume()` after a keep-alive does not grant a fresh period.
    */
   pause(): void {
-    if (this.running === undefined) return
-    this.paused = { phase: this.running.phase, afterMs: this.running.afterMs, remaining: Math.max(0, this.running.at - performance.now()) }
+    if (this.state !== "running") return
+    this.remaining = Math.max(0, this.at - performance.now())
     this.stop()
+    this.state = "paused"
   }
 
   /** Continues a paused phase with the time it had left; nothing if none is paused. */
   resume(): void {
-    const paused = this.paused
-    if (paused === undefined || this.timer !== undefined) return
-    this.paused = undefined
-    this.arm({ phase: paused.phase, afterMs: paused.afterMs }, paused.remaining)
+    if (this.state !== "paused") return
+    this.arm(this.remaining)
   }
 
+  /** Stops the running phase (a paused one stays paused). */
   stop(): void {
     if (this.timer !== undefined) clearTimeout(this.timer)
     this.timer = undefined
-    this.running = undefined
+    if (this.state === "running") this.state = "off"
   }
 
   /** Stops both deadlines; the attempt is over. */
   dispose(): void {
     this.stop()
-    this.paused = undefined
+    this.state = "off"
     if (this.totalTimer !== undefined) clearTimeout(this.totalTimer)
     this.totalTimer = undefined
   }
