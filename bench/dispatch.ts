@@ -34,9 +34,8 @@ import { defineTool } from "#internal/tool/define-tool"
 import { registerDefinitions } from "#internal/tool-server/registration"
 import { ToolServer, type ToolServerHandle } from "#internal/tool-server/tool-server"
 import { IsolationPool, defineIsolatedTool } from "#internal/isolation/index"
-import { ownItem } from "#internal/worker/owned-items"
 import { executeBatch } from "#internal/worker/tool-execution"
-import { toOutputItem } from "#internal/worker/tool-outcome"
+import { ownedOutputItem, toOutputItem } from "#internal/worker/tool-outcome"
 import { benchCore } from "./support/worker-core.ts"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
 import { type Compared, clockName, compareOps } from "./support/timing.ts"
@@ -236,18 +235,17 @@ const workerPath = (
   // The decoder's output: a fresh call id per call, as a response has, for the checks; the timed call reuses one
   // item built outside the timed region, as the baseline reuses its argument text (see the header).
   const batch = (raw: string): ReadonlyArray<FunctionCallItem> => [Item.functionCall(`call_${++calls}`, "weather", raw)]
-  // What the turn loop does with a batch: await it, then map each outcome to its history item (`toOutputItem`);
-  // `owned` adds the history's own copy (`ownItem`), which every item entering the history gets.
+  // What the turn loop does with a batch: await it, then map each outcome to its result item (`toOutputItem`);
+  // `owned` builds the history's own frozen item instead, as the turn loop does (`ownedOutputItem`).
   const run = async (calls: ReadonlyArray<FunctionCallItem>): Promise<string> => {
     const end = await executeBatch(core, calls, noDecisions, signal, offered)
     const outcome = end.kind === "done" && end.error === undefined ? end.outcomes[0] : undefined
     if (outcome === undefined || outcome.isError) throw new Error(outcome?.output ?? "no outcome")
-    const item = toOutputItem(outcome)
-    return owned ? (ownItem(item) as typeof item).output : item.output
+    return (owned ? ownedOutputItem(outcome) : toOutputItem(outcome)).output
   }
   const timedBatch = batch(VALID)
   return {
-    label: `llm-worker Worker tool path (${scheme}): call item → hooks (none) → tool → result item${owned ? " owned by the history (`ownItem`)" : ""}`,
+    label: `llm-worker Worker tool path (${scheme}): call item → hooks (none) → tool → result item${owned ? " owned by the history (`ownedOutputItem`)" : ""}`,
     schema,
     call: (raw) => run(batch(raw)),
     timed: () => run(timedBatch)
