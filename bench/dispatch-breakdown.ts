@@ -14,9 +14,10 @@ import { Item } from "#internal/llm/item"
 import type { JsonSchema } from "#internal/schema/json-schema"
 import { prepareArguments } from "#internal/worker/prepared-arguments"
 import { executeBatch } from "#internal/worker/tool-execution"
+import { ownedOutputItem, toOutputItem } from "#internal/worker/tool-outcome"
 import { benchCore } from "./support/worker-core.ts"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
-import { timeOp } from "./support/timing.ts"
+import { clockName, timeOp } from "./support/timing.ts"
 
 const VALID = '{"city":"Lisbon","days":3}'
 
@@ -43,6 +44,7 @@ const sources = {
 
 const main = async (): Promise<void> => {
   printHeader("Dispatch breakdown: the steps of one `callTool`")
+  console.log(`Clock: ${clockName()}\n`)
   const parsed: unknown = JSON.parse(VALID)
   const output = await forecast({ city: "Lisbon", days: 3 })
   const rows: Array<ReadonlyArray<string>> = []
@@ -103,13 +105,13 @@ const main = async (): Promise<void> => {
   const bytesPerCall = async (op: () => unknown): Promise<number> => {
     for (let i = 0; i < 20_000; i++) await op()
     const samples: Array<number> = []
-    for (let sample = 0; sample < 7; sample++) {
+    for (let sample = 0; sample < 15; sample++) {
       gc()
       const before = process.memoryUsage().heapUsed
       for (let i = 0; i < 1_000; i++) await op()
       samples.push((process.memoryUsage().heapUsed - before) / 1_000)
     }
-    return samples.sort((x, y) => x - y)[3] as number
+    return samples.sort((x, y) => x - y)[7] as number
   }
   const handlers = new Map([["weather", forecast]])
   const baseline = async (raw: string): Promise<string> => {
@@ -119,16 +121,26 @@ const main = async (): Promise<void> => {
     if (typeof args.city !== "string") throw new Error("city: expected string")
     return JSON.stringify(await handler({ city: args.city, days: args.days as number | undefined }))
   }
+  const noDecisions = new Map()
+  const workerPath = async (item: typeof toOutputItem): Promise<string> => {
+    const end = await executeBatch(core, batch, noDecisions, signal, offered)
+    const outcome = end.kind === "done" ? end.outcomes[0] : undefined
+    if (outcome === undefined) throw new Error("no outcome")
+    return item(outcome).output
+  }
   const allocations: Array<ReadonlyArray<string>> = []
   for (const [step, op] of [
     ["hand-written baseline (parse, check, await, stringify)", () => baseline(VALID)],
     ["`handle.callTool` (raw JSON Schema), no signal", () => handle.callTool("weather", VALID)],
     ["`handle.callTool` (raw JSON Schema), with `signal`", () => handle.callTool("weather", VALID, { signal })],
-    ["`executeBatch`, one call, no hooks", () => executeBatch(core, batch, new Map(), signal, offered)]
+    ["`executeBatch`, one call, no hooks", () => executeBatch(core, batch, new Map(), signal, offered)],
+    // The whole Worker row of bench/dispatch.ts: the turn loop's `await` of the batch and the result item.
+    ["Worker path: `await executeBatch` → result item (`toOutputItem`)", () => workerPath(toOutputItem)],
+    ["Worker path: `await executeBatch` → the history's own item (`ownedOutputItem`)", () => workerPath(ownedOutputItem)]
   ] as const) {
     allocations.push([step, `${Math.round(await bytesPerCall(op))} B`])
   }
-  console.log("\nBytes allocated per call (median of 7 samples of 1,000 calls, heap growth with no scavenge between):\n")
+  console.log("\nBytes allocated per call (median of 15 samples of 1,000 calls, heap growth with no scavenge between):\n")
   console.log(markdownTable(["step", "allocated/call"], allocations))
 }
 

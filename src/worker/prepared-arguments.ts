@@ -15,6 +15,32 @@ export type PreparedArguments =
   | { readonly ok: true; readonly text: string; readonly args: CallArguments & object }
   | { readonly ok: false; readonly text: string; readonly problem: string }
 
+/**
+ * The usual prepared call, whose text still spells its value: the record is its own call arguments (`args` is
+ * itself), so preparing a call allocates one object besides the parsed value. A value the strict restore changed
+ * gets separate call arguments without the text.
+ */
+class SpelledArguments {
+  readonly ok = true
+  readonly text: string
+  readonly value: ParsedArguments
+  readonly depthBound: number
+  readonly sizeBound: number
+
+  constructor(text: string, value: ParsedArguments, depthBound: number) {
+    this.text = text
+    this.value = value
+    this.depthBound = depthBound
+    // Every value of the text (primitive, array, object) takes at least one character of it: its length bounds
+    // their number, as the depth bound does their nesting. The tool's codec needs measure nothing again.
+    this.sizeBound = text.length
+  }
+
+  get args(): CallArguments & object {
+    return this
+  }
+}
+
 /** Checks and parses one call's argument text the way every path of the Worker must: depth first, then JSON, then OpenAI strict restore. */
 export const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: string): PreparedArguments => {
   // Before anything recursive (the parser, strict-mode restore, re-serialisation, the tool's own decoder): the
@@ -47,11 +73,10 @@ export const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: str
       return { ok: false, text, problem: describeSafely(thrown) }
     }
     // Dropping nulls only lowers both bounds.
-    return { ok: true, text, args: { value: restored, text: restored === parsed ? text : undefined, depthBound, sizeBound: text.length } }
+    if (restored === parsed) return new SpelledArguments(text, restored, depthBound)
+    return { ok: true, text, args: { value: restored, text: undefined, depthBound, sizeBound: text.length } }
   }
-  // Every value of the text (primitive, array, object) takes at least one character of it: its length bounds
-  // their number, as the depth bound does their nesting. The tool's codec needs measure nothing again.
-  return { ok: true, text, args: { value: parsed as ParsedArguments, text, depthBound, sizeBound: text.length } }
+  return new SpelledArguments(text, parsed as ParsedArguments, depthBound)
 }
 
 /**

@@ -8,7 +8,7 @@ import type { RequestContext } from "./hooks.ts"
 import { RequestSignals, streamResponse } from "./response-stream.ts"
 import { toWorkerError } from "./to-worker-error.ts"
 import { executeBatch, unansweredCalls } from "./tool-execution.ts"
-import { toOutputItem } from "./tool-outcome.ts"
+import { ownedOutputItem } from "./tool-outcome.ts"
 import type { WorkerCore } from "./worker-core.ts"
 import { CacheLockViolation, Cancelled, HookAborted, HookFailed, MaxTurnsExceeded, type WorkerError, WorkerDefect } from "./worker-error.ts"
 import { describeSafely } from "./describe-safely.ts"
@@ -70,7 +70,7 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
     // Results go right after the batch's last call, not at the end: items added while the run was paused (or a
     // history set with unanswered calls) must not separate calls from their results, which providers refuse.
     const at = afterLastCall(core.history, calls)
-    const outputs = end.outcomes.map((outcome) => ownItem(toOutputItem(outcome)))
+    const outputs = end.outcomes.map((outcome) => ownedOutputItem(outcome))
     // Usually the batch's calls end the history and the results are appended; otherwise the history is rebuilt
     // around them (not `splice(at, 0, ...outputs)`: a response may carry thousands of calls, too many for call
     // arguments).
