@@ -2,7 +2,11 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Item } from "../../src/llm/item.ts"
 import type { Request, RequestConfig, ToolSpec } from "../../src/llm/request.ts"
+import type { Scheme } from "../../src/llm/scheme.ts"
 import { anthropicScheme, uncachedAnthropicScheme } from "../../src/llm/schemes/anthropic.ts"
+import { makeGeminiScheme, uncachedGeminiScheme } from "../../src/llm/schemes/gemini.ts"
+import { makeOpenAiChatScheme, uncachedOpenAiChatScheme } from "../../src/llm/schemes/openai-chat.ts"
+import { openAiResponsesScheme, uncachedOpenAiResponsesScheme } from "../../src/llm/schemes/openai-responses.ts"
 import { ownItem } from "../../src/worker/owned-items.ts"
 import { readFile, weather } from "./schemes/support/tool-specs.ts"
 
@@ -33,7 +37,17 @@ const request = (config: RequestConfig, overrides: Partial<Request> = {}): Reque
   ...overrides
 })
 
-const same = (r: Request): void => expect(anthropicScheme.encodeRequest(r)).toBe(uncachedAnthropicScheme.encodeRequest(r))
+/** Each format's cached scheme and the uncached one it must equal. */
+const formats: ReadonlyArray<readonly [Scheme, Scheme]> = [
+  [anthropicScheme, uncachedAnthropicScheme],
+  [makeOpenAiChatScheme({ maxTokensField: "max_tokens" }), uncachedOpenAiChatScheme({ maxTokensField: "max_tokens" })],
+  [openAiResponsesScheme, uncachedOpenAiResponsesScheme],
+  [makeGeminiScheme(), uncachedGeminiScheme()]
+]
+
+const same = (r: Request): void => {
+  for (const [cached, uncached] of formats) expect(cached.encodeRequest(r)).toBe(uncached.encodeRequest(r))
+}
 
 describe("request envelopes kept per config", () => {
   it("reuses nothing that differs: model, prompt, tools, prompt-cache prefix (property)", () => {
@@ -67,6 +81,7 @@ describe("request envelopes kept per config", () => {
     same(request(plain))
     plain.temperature = 0.5
     expect(anthropicScheme.encodeRequest(request(plain))).toContain('"temperature":0.5')
+    expect(openAiResponsesScheme.encodeRequest(request(plain))).toContain('"temperature":0.5')
     same(request(plain))
 
     const stops = ["A"]
@@ -74,6 +89,7 @@ describe("request envelopes kept per config", () => {
     same(request(shallow))
     stops.push("B")
     expect(anthropicScheme.encodeRequest(request(shallow))).toContain('"stop_sequences":["A","B"]')
+    same(request(shallow))
 
     let budget = 100
     const withGetter = Object.freeze({
@@ -84,6 +100,7 @@ describe("request envelopes kept per config", () => {
     same(request(withGetter))
     budget = 200
     expect(anthropicScheme.encodeRequest(request(withGetter))).toContain('"max_tokens":200')
+    same(request(withGetter))
   })
 
   it("does not reuse a frozen config's envelope for tools edited in place", () => {
@@ -97,7 +114,9 @@ describe("request envelopes kept per config", () => {
 
   it("reports a bad setting the same way on every request", () => {
     const config = Object.freeze({ temperature: Number.NaN })
-    expect(() => anthropicScheme.encodeRequest(request(config))).toThrow("jsonBody: $.temperature is NaN")
-    expect(() => anthropicScheme.encodeRequest(request(config))).toThrow("jsonBody: $.temperature is NaN")
+    for (const [cached] of formats) {
+      expect(() => cached.encodeRequest(request(config))).toThrow(/jsonBody: \$\.(generationConfig\.)?temperature is NaN/)
+      expect(() => cached.encodeRequest(request(config))).toThrow(/jsonBody: \$\.(generationConfig\.)?temperature is NaN/)
+    }
   })
 })
