@@ -100,10 +100,17 @@ const immutable = new WeakSet<object>()
  * language's invariants make a frozen target's proxy report the target's own values. An item with a memo is a
  * deep-frozen copy the Worker made of data properties only (`ownItem`): it is not walked.
  */
-export const isCacheable = (item: Item): boolean => {
-  if (memoOf(item) !== undefined || immutable.has(item)) return true
-  if (!Object.isFrozen(item)) return false
-  const stack: Array<object> = [item]
+export const isCacheable = (item: Item): boolean => memoOf(item) !== undefined || isDeeplyImmutable(item)
+
+/**
+ * Whether nothing reachable from `value` can change (every object frozen, every property a plain data property),
+ * remembered for the objects found so. For any value an encoder keeps text for by identity: items, a request's
+ * config (`envelope-cache.ts`).
+ */
+export const isDeeplyImmutable = (value: object): boolean => {
+  if (immutable.has(value)) return true
+  if (!Object.isFrozen(value)) return false
+  const stack: Array<object> = [value]
   let visited = 0
   while (stack.length > 0) {
     const node = stack.pop() as object
@@ -112,14 +119,14 @@ export const isCacheable = (item: Item): boolean => {
     for (const key of Reflect.ownKeys(descriptors)) {
       const descriptor = descriptors[key as keyof typeof descriptors] as PropertyDescriptor
       if (!("value" in descriptor)) return false
-      const value: unknown = descriptor.value
-      if ((typeof value === "object" && value !== null) || typeof value === "function") {
-        if (typeof value === "function") return false
-        stack.push(value)
+      const child: unknown = descriptor.value
+      if ((typeof child === "object" && child !== null) || typeof child === "function") {
+        if (typeof child === "function") return false
+        stack.push(child)
       }
     }
   }
-  immutable.add(item)
+  immutable.add(value)
   return true
 }
 

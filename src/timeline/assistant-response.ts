@@ -123,21 +123,23 @@ export class ResponseCollector {
     if (state === "open") {
       throw new TimelineMisuse({ message: "cannot read the response: its timeline is still open; call finish() first" })
     }
-    return {
-      state,
-      items: assistantItems({
-        text: this.text.blocks,
-        reasoning: this.reasoning.blocks,
-        toolCalls: this.toolCalls.blocks,
-        providerItems: this.providerItems.blocks
-      }),
-      stopReason: this.#completedStop ?? this.#lastBlockStop,
-      usage: this.usage.usage,
-      ...this.#rawUsage(),
-      abortedToolCalls: this.toolCalls.aborted,
-      citations: this.providerItems.citations,
-      issues: this.#timeline.issues
-    }
+    const items = assistantItems({
+      text: this.text.blocks,
+      reasoning: this.reasoning.blocks,
+      toolCalls: this.toolCalls.blocks,
+      providerItems: this.providerItems.blocks
+    })
+    const stopReason = this.#completedStop ?? this.#lastBlockStop
+    const usage = this.usage.usage
+    const rawUsage = this.usage.raw
+    const abortedToolCalls = this.toolCalls.aborted
+    const citations = this.providerItems.citations
+    const issues = this.#timeline.issues
+    // Two literals rather than a spread of the optional `rawUsage`: a literal's shape outlives the last response
+    // at a full collection, the fields a spread is followed by do not (decision 0085).
+    return rawUsage === undefined
+      ? { state, items, stopReason, usage, abortedToolCalls, citations, issues }
+      : { state, items, stopReason, usage, rawUsage, abortedToolCalls, citations, issues }
   }
 
   /**

@@ -176,6 +176,8 @@ export class Timeline {
   finish(): void {
     this.#ensureOpen("finish")
     this.#state = "finished"
+    // Usually every block has stopped: no copy of an empty map to walk.
+    if (this.#open.size === 0) return
     for (const [index, block] of [...this.#open]) {
       this.#report({ kind: "unclosed_block", index, block: block.kind })
       this.#close(index, block, UNCLOSED_BLOCK_REASON)

@@ -53,12 +53,17 @@ const words = (bytes: Uint8Array, count: number): Uint32Array | undefined =>
  * Bodies grow with the history and this runs on every request.
  */
 export const commonPrefixLength = (a: Uint8Array, b: Uint8Array): number => {
-  const length = Math.min(a.length, b.length)
-  let at = 0
-  const count = length >>> 2
+  const count = Math.min(a.length, b.length) >>> 2
   const x = words(a, count)
   const y = x === undefined ? undefined : words(b, count)
+  return prefixLength(a, x, b, y, Math.min(a.length, b.length))
+}
+
+/** `commonPrefixLength` of the first `length` bytes, with 4-byte word views over them when the caller has them. */
+const prefixLength = (a: Uint8Array, x: Uint32Array | undefined, b: Uint8Array, y: Uint32Array | undefined, length: number): number => {
+  let at = 0
   if (x !== undefined && y !== undefined) {
+    const count = length >>> 2
     let i = 0
     for (const last = count - 3; i < last; i += 4) {
       if (((x[i]! ^ y[i]!) | (x[i + 1]! ^ y[i + 1]!) | (x[i + 2]! ^ y[i + 2]!) | (x[i + 3]! ^ y[i + 3]!)) !== 0) break
@@ -95,55 +100,77 @@ export const prefixIntact = (lock: LockedPrefix, body: Uint8Array): boolean => {
   return prefix !== undefined && body.length >= prefix.length && commonPrefixLength(prefix, body) === prefix.length
 }
 
+/** The locked prefix's bytes and their word view, for the tracker's check on every request. */
+const lockedWords = new WeakMap<LockedPrefix, Uint32Array>()
+
 /**
  * UTF-8 bytes of a request body, written into a buffer that is reused request after request: a fresh
  * `TextEncoder.encode` per request would allocate (and leave the collector to track) a new backing store each
  * time, and bodies grow with the history. Grown by doubling (about 1.5× the largest body for mostly ASCII
- * bodies); never shrunk while its worker lives.
+ * bodies); never shrunk while its worker lives. The buffer's 4-byte word view is made with it, so comparing two
+ * bodies makes no view per request.
  */
 class BodyBuffer {
-  #bytes = new Uint8Array(0)
+  bytes = new Uint8Array(0)
+  words = new Uint32Array(0)
+  /** Bytes of the body written last. */
+  length = 0
 
-  /** Encodes `body`; the view is valid until the next `write`. */
-  write(body: string): Uint8Array {
-    if (this.#bytes.length < body.length) this.#grow(body.length + (body.length >>> 1))
-    const first = utf8.encodeInto(body, this.#bytes)
+  /** Encodes `body`; `bytes[0, length)` holds it until the next `write`. */
+  write(body: string): void {
+    if (this.bytes.length < body.length) this.#grow(body.length + (body.length >>> 1))
+    const first = utf8.encodeInto(body, this.bytes)
     let written = first.written
     if (first.read < body.length) {
       // Mostly non-ASCII text: a UTF-16 code unit is at most 3 UTF-8 bytes (a surrogate pair, 2 units, is 4).
       this.#grow(body.length * 3)
-      written = utf8.encodeInto(body, this.#bytes).written
+      written = utf8.encodeInto(body, this.bytes).written
     }
-    return this.#bytes.subarray(0, written)
+    this.length = written
   }
 
   #grow(atLeast: number): void {
-    this.#bytes = new Uint8Array(Math.max(atLeast, this.#bytes.length * 2, 1024))
+    // A multiple of 4 bytes, so the word view covers the whole buffer.
+    const size = (Math.max(atLeast, this.bytes.length * 2, 1024) + 3) & ~3
+    this.bytes = new Uint8Array(size)
+    this.words = new Uint32Array(this.bytes.buffer)
   }
 }
 
 /** Remembers the previous request body of a worker so each request can be compared with the one before. */
 export class RequestBytesTracker {
-  /** The previous body's bytes and the spare buffer the next body is written into; they swap on every request. */
+  /** The previous body and the spare buffer the next body is written into; they swap on every request. */
   #previous: BodyBuffer | undefined
   #spare = new BodyBuffer()
-  #previousBytes: Uint8Array | undefined
 
   /** `body` as sent (a string, encoded here as UTF-8) against the previous body and the lock. */
   measure(turn: number, body: string, lock: LockedPrefix | undefined): CacheReport {
     const buffer = this.#spare
-    const bytes = buffer.write(body)
-    const previous = this.#previousBytes
+    buffer.write(body)
+    const length = buffer.length
+    const previous = this.#previous
     const report: CacheReport = {
       turn,
-      requestBytes: bytes.length,
-      unchangedPrefixBytes: previous === undefined ? 0 : commonPrefixLength(previous, bytes),
+      requestBytes: length,
+      unchangedPrefixBytes:
+        previous === undefined ? 0 : prefixLength(previous.bytes, previous.words, buffer.bytes, buffer.words, Math.min(previous.length, length)),
       previousRequestBytes: previous?.length,
-      locked: lock === undefined ? undefined : { prefixBytes: lock.prefixBytes, intact: prefixIntact(lock, bytes) }
+      locked: lock === undefined ? undefined : { prefixBytes: lock.prefixBytes, intact: this.#intact(lock, buffer) }
     }
-    this.#spare = this.#previous ?? new BodyBuffer()
+    this.#spare = previous ?? new BodyBuffer()
     this.#previous = buffer
-    this.#previousBytes = bytes
     return report
+  }
+
+  /** `prefixIntact` on the buffer, without a view per request. */
+  #intact(lock: LockedPrefix, body: BodyBuffer): boolean {
+    const prefix = lockedBytes.get(lock)
+    if (prefix === undefined || body.length < prefix.length) return false
+    let words = lockedWords.get(lock)
+    if (words === undefined) {
+      words = new Uint32Array(prefix.buffer, 0, prefix.length >>> 2)
+      lockedWords.set(lock, words)
+    }
+    return prefixLength(prefix, words, body.bytes, body.words, prefix.length) === prefix.length
   }
 }

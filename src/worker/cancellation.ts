@@ -41,18 +41,6 @@ export class RunControl {
 }
 
 /**
- * A child signal: aborted when `parent` aborts or when `abort()` is called. Used per model request, so a hook
- * can stop one response's HTTP stream without cancelling the run's bookkeeping.
- */
-export const childController = (parent: AbortSignal): { readonly controller: AbortController; readonly release: () => void } => {
-  const controller = new AbortController()
-  const forward = (): void => controller.abort(parent.reason)
-  if (parent.aborted) controller.abort(parent.reason)
-  else parent.addEventListener("abort", forward, { once: true })
-  return { controller, release: () => parent.removeEventListener("abort", forward) }
-}
-
-/**
  * Awaits `promise` unless `signal` fires first, in which case it rejects with `onAbort()` at once and the
  * promise is left to settle on its own (its rejection is swallowed). This is what keeps a client or hook that
  * ignores its signal from holding the run hostage. It runs once per stream event, so it watches the signal
@@ -119,6 +107,7 @@ export class AbortRace {
 
 // Made per run and dead between runs: one of each kept so V8 keeps their shapes and the code optimised for them,
 // Node's AbortController, AbortSignal and abort-listener shapes included (`shape-anchor.ts`).
-// The run's signal is anchored as a run leaves it: watched by a stream's race and parent of a request signal.
+// The run's signal is anchored as a run leaves it: watched by a stream's race (and by a request's signals,
+// anchored in response-stream.ts).
 const anchoredRun = new RunControl(undefined)
-anchorShapes(anchoredRun, new AbortRace(anchoredRun.signal, () => undefined), childController(anchoredRun.signal), new RunControl(new AbortController().signal))
+anchorShapes(anchoredRun, new AbortRace(anchoredRun.signal, () => undefined), new RunControl(new AbortController().signal))

@@ -8,7 +8,8 @@ import { type AssistantResponse, type PartialResponse, ResponseCollector } from 
 import { describeIssue } from "../timeline/protocol-issue.ts"
 import { Timeline } from "../timeline/timeline.ts"
 import { takenCallIds, uniqueCallIds } from "./call-ids.ts"
-import { AbortRace, childController } from "./cancellation.ts"
+import { type AbortWatch, joinAbort, unwatchAbort, type WatchList } from "../tool/abort-watch.ts"
+import { AbortRace } from "./cancellation.ts"
 import { ownItem } from "./owned-items.ts"
 import type { StreamHookResult } from "./hooks.ts"
 import type { WorkerCore } from "./worker-core.ts"
@@ -26,28 +27,46 @@ export interface StreamedResponse {
  * The signal a run's model requests are sent with: a child of the run's signal, so abandoning one response's
  * stream (a stream hook's abort, a client failure) stops its HTTP request without cancelling the run. One child
  * serves every request of a run (decision 0079): an `AbortController` costs microseconds in Node, and a stream is
- * only abandoned on the way to the run's failure, after which the next request (if any) gets a fresh child.
+ * only abandoned on the way to the run's failure, after which the next request (if any) gets a fresh child. It
+ * hears the run's signal as its own abort watch (`joinAbort`), on the list the stream's race already put on that
+ * signal, rather than through an event listener of its own: Node's `addEventListener` / `removeEventListener`
+ * pair costs microseconds per run (decision 0085).
  */
-export class RequestSignals {
-  #child: { readonly controller: AbortController; readonly release: () => void } | undefined
+export class RequestSignals implements AbortWatch {
+  prev: AbortWatch | undefined = undefined
+  next: AbortWatch | undefined = undefined
+  list: WatchList | undefined = undefined
+  #child: AbortController | undefined = undefined
 
-  constructor(readonly run: AbortSignal) {}
+  constructor(readonly runSignal: AbortSignal) {}
 
   get signal(): AbortSignal {
-    return (this.#child ??= childController(this.run)).controller.signal
+    let child = this.#child
+    if (child === undefined) {
+      child = new AbortController()
+      this.#child = child
+      if (this.runSignal.aborted) child.abort(this.runSignal.reason)
+      else joinAbort(this.runSignal, this)
+    }
+    return child.signal
+  }
+
+  /** The run's signal aborted (called once by its watch list): so does the current request's. */
+  run(): void {
+    this.#child?.abort(this.runSignal.reason)
   }
 
   /** Aborts the signal handed to the current request; later requests get a new one. */
   abandon(): void {
     const child = this.#child
     this.#child = undefined
-    child?.release()
-    child?.controller.abort()
+    unwatchAbort(this)
+    child?.abort()
   }
 
   /** The run is over: stop forwarding its cancellation. */
   release(): void {
-    this.#child?.release()
+    unwatchAbort(this)
     this.#child = undefined
   }
 }
@@ -113,7 +132,7 @@ export const streamResponse = async (
   turn: number,
   requests: RequestSignals
 ): Promise<StreamedResponse> => {
-  const runSignal = requests.run
+  const runSignal = requests.runSignal
   const timeline = new Timeline()
   const collector = new ResponseCollector(timeline)
   attachSubscribers(core, timeline, turn)
@@ -214,4 +233,6 @@ const withPartial = (error: WorkerError, partial: PartialResponse): WorkerError 
 }
 
 // Per response, dead between runs: kept once so V8 keeps their shapes (`shape-anchor.ts`).
-anchorShapes(new SubscriberBlock(new SubscriberHub(), 0, 0, "text"), new RequestSignals(new AbortController().signal))
+const anchoredSignals = new RequestSignals(new AbortController().signal)
+void anchoredSignals.signal
+anchorShapes(new SubscriberBlock(new SubscriberHub(), 0, 0, "text"), anchoredSignals)

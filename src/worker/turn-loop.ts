@@ -50,9 +50,11 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
   const usages: Array<Usage> = []
   const cache: Array<CacheReport> = []
   const warnings: Array<string> = []
-  const report = (): RunReport => ({ items: core.history.slice(start), usage: sumUsage(usages), cache, warnings })
-  const finished = (): RunResult => traced({ status: "finished", ...report() })
-  const paused = (pauseReason: string): RunResult => traced({ status: "paused", pauseReason, ...report() })
+  // Literals, not `{ status, ...report() }`: see `requestOf` on shapes reached through spreads.
+  const finished = (): RunResult =>
+    traced({ status: "finished", items: core.history.slice(start), usage: sumUsage(usages), cache, warnings })
+  const paused = (pauseReason: string): RunResult =>
+    traced({ status: "paused", pauseReason, items: core.history.slice(start), usage: sumUsage(usages), cache, warnings })
   core.trace = core.tracing.run(core.client)
   const traced = (result: RunResult): RunResult => {
     core.trace.finished(result)
@@ -220,16 +222,26 @@ const prepareRequest = async (core: WorkerCore, turn: number, signal: AbortSigna
       throw new HookFailed({ point: "PreLlmRequest", message: `PreLlmRequest hook left an invalid request: ${describeSafely(thrown)}`, cause: thrown })
     }
   }
-  const request: Request = {
-    model: core.client.model,
-    ...(context.systemPrompt === undefined ? {} : { systemPrompt: context.systemPrompt }),
-    items,
-    tools: context.tools,
-    config: context.config,
-    // While locked, providers with explicit cache markers (Anthropic) are told where the stable prefix ends.
-    ...(core.lock === undefined ? {} : { promptCache: { prefixItems: core.lock.historyLength } })
-  }
-  return { request, rewritten }
+  // While locked, providers with explicit cache markers (Anthropic) are told where the stable prefix ends.
+  const promptCache = core.lock === undefined ? undefined : { prefixItems: core.lock.historyLength }
+  return { request: requestOf(core.client.model, context.systemPrompt, items, context.tools, context.config, promptCache), rewritten }
+}
+
+/**
+ * A request with its optional fields present only when set, as one of four object literals rather than spreads:
+ * a literal's shape is kept by the function that makes it, whereas the shapes spreads reach through transitions
+ * die with the last request at every full collection and take the code optimised for them along (decision 0085).
+ */
+const requestOf = (
+  model: string,
+  systemPrompt: string | undefined,
+  items: ReadonlyArray<Item>,
+  tools: ReadonlyArray<ToolSpec>,
+  config: Request["config"],
+  promptCache: Request["promptCache"]
+): Request => {
+  if (systemPrompt === undefined) return promptCache === undefined ? { model, items, tools, config } : { model, items, tools, config, promptCache }
+  return promptCache === undefined ? { model, systemPrompt, items, tools, config } : { model, systemPrompt, items, tools, config, promptCache }
 }
 
 /** Verifies the tool set against the lock, and measures the body against the previous one and the locked prefix. */

@@ -515,16 +515,18 @@ const toHandle = (server: ToolServer | undefined): ToolServerHandle => {
 /**
  * The config a worker keeps: hosted tools are checked against the client's wire format (one declared for another
  * provider is refused here, not silently dropped on every request) and copied into a frozen array, so the tools
- * array the cache lock fixes cannot change behind it and its encoded entries are cached (decision 0025).
+ * array the cache lock fixes cannot change behind it and its encoded entries are cached (decision 0025). The
+ * copy itself is frozen: it changes only through `setConfig`, and while its values cannot change either (the
+ * caller's own nested objects frozen, or none) the encoders print the body's envelope once (decision 0085).
  */
 const workerConfig = (client: LlmClient, config: RequestConfig | undefined): RequestConfig => {
   const hosted = config?.hostedTools
-  if (hosted === undefined) return { ...config }
+  if (hosted === undefined) return Object.freeze({ ...config })
   const wrong = lintHostedTools(hosted, client.scheme)
   if (wrong.length > 0) {
     throw new LlmConfigError({ message: `hostedTools: ${listBounded(wrong.map((lint) => lint.message), "; ", 5)}` })
   }
-  return { ...config, hostedTools: Object.freeze([...hosted]) }
+  return Object.freeze({ ...config, hostedTools: Object.freeze([...hosted]) })
 }
 
 const positiveInteger = (name: string, value: number | undefined, fallback: number): number => {

@@ -1,6 +1,8 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import type { Usage } from "../../src/llm/event.ts"
 import { boundedRawUsage, RAW_USAGE_BOUNDS } from "../../src/llm/raw-usage.ts"
-import { neutralUsage, sumUsage } from "../../src/llm/usage.ts"
+import { neutralUsage, sumUsage, USAGE_FIELDS } from "../../src/llm/usage.ts"
 
 describe("neutralUsage", () => {
   it("output includes reasoning (OpenAI): passes the counts through when they add up", () => {
@@ -92,6 +94,32 @@ describe("sumUsage", () => {
       ])
     ).toEqual({ inputTokens: 15, outputTokens: 6, totalTokens: 21, reasoningTokens: 1, cacheReadTokens: 8, cacheWriteTokens: 3 })
     expect(sumUsage([])).toEqual({})
+  })
+
+  it("is the field-by-field sum, with the same fields in the same order (property)", () => {
+    // The rule written the plain way: every field summed over the usages that have it, the total recomputed.
+    const reference = (usages: ReadonlyArray<Usage>): Record<string, number> => {
+      const sums: Record<string, number> = {}
+      for (const usage of usages) for (const field of USAGE_FIELDS) if (usage[field] !== undefined) sums[field] = (sums[field] ?? 0) + (usage[field] as number)
+      const out: Record<string, number> = {}
+      for (const field of USAGE_FIELDS) {
+        const value = field === "totalTokens" ? (sums["inputTokens"] === undefined || sums["outputTokens"] === undefined ? undefined : sums["inputTokens"] + sums["outputTokens"]) : sums[field]
+        if (value !== undefined) out[field] = value
+      }
+      return out
+    }
+    const count = fc.nat({ max: 1_000_000 })
+    const usage = fc.record(
+      { inputTokens: count, outputTokens: count, totalTokens: count, reasoningTokens: count, cacheReadTokens: count, cacheWriteTokens: count },
+      { requiredKeys: [] }
+    )
+    fc.assert(
+      fc.property(fc.array(usage, { maxLength: 6 }), (usages) => {
+        const sum = sumUsage(usages)
+        expect(sum).toEqual(reference(usages))
+        expect(Object.keys(sum)).toEqual(Object.keys(reference(usages)))
+      })
+    )
   })
 })
 

@@ -2,7 +2,9 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { Item } from "../../src/llm/item.ts"
 import { ToolServer } from "../../src/tool-server/tool-server.ts"
-import { commonPrefixLength, RequestBytesTracker } from "../../src/worker/cache-lock.ts"
+import type { LlmClient } from "../../src/llm/client.ts"
+import type { Request } from "../../src/llm/request.ts"
+import { commonPrefixLength, prefixIntact, RequestBytesTracker, takeLock } from "../../src/worker/cache-lock.ts"
 import { PreLlmRequest } from "../../src/worker/hooks.ts"
 import { Worker } from "../../src/worker/worker.ts"
 import { CacheLockViolation } from "../../src/worker/worker-error.ts"
@@ -112,4 +114,30 @@ describe("cache lock", () => {
       })
     )
   })
+
+  it("the byte tracker's lock check agrees with prefixIntact on fresh encodings, however the body is cut", () => {
+    const utf8 = new TextEncoder()
+    const piece = fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom("😀", "\ud83d", "é", "{", '"'))
+    const text = fc.array(piece, { maxLength: 12 }).map((parts) => parts.join(""))
+    fc.assert(
+      fc.property(text, fc.array(fc.tuple(text, fc.nat({ max: 40 }), text), { minLength: 1, maxLength: 6 }), (locked, bodies) => {
+        // The probes differ right after the locked text, so the locked prefix is its bytes.
+        const client = {
+          encodeRequest: (request: Request) => {
+            const last = request.items.at(-1)
+            return `${locked}${last?.type === "message" && last.role === "user" ? "U" : "A"}`
+          }
+        } as unknown as LlmClient
+        const lock = takeLock(client, { model: "m", items: [], tools: [], config: {} }, 0, "error")
+        const tracker = new RequestBytesTracker()
+        bodies.forEach(([head, cut, tail], turn) => {
+          // Bodies that keep the prefix, keep only part of it, or change one of its characters.
+          const body = cut % 3 === 0 ? `${locked}${tail}` : cut % 3 === 1 ? `${locked.slice(0, cut)}${head}${tail}` : `${head}${locked}${tail}`
+          const report = tracker.measure(turn + 1, body, lock)
+          expect(report.locked).toEqual({ prefixBytes: lock.prefixBytes, intact: prefixIntact(lock, utf8.encode(body)) })
+        })
+      })
+    )
+  })
 })
+

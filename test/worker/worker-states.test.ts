@@ -68,6 +68,17 @@ describe("worker states", () => {
     expect(worker.config).toEqual({ maxTokens: 10, temperature: 0 })
   })
 
+  it("keeps a frozen copy of its config: it changes through setConfig only", () => {
+    const given: { maxTokens: number; temperature?: number } = { maxTokens: 10 }
+    const worker = Worker.create({ client: client(), config: given })
+    given.temperature = 1
+    expect(worker.config).toEqual({ maxTokens: 10 })
+    expect(Object.isFrozen(worker.config)).toBe(true)
+    worker.setConfig(given)
+    expect(worker.config).toEqual({ maxTokens: 10, temperature: 1 })
+    expect(worker.config).not.toBe(given)
+  })
+
   it("a second run while one is in progress is refused with WorkerBusy, and edits wait too", async () => {
     const worker = Worker.create({ client: new ScriptedClient([{ ...textResponse("ok"), delayMs: 5 }]) })
     const first = worker.run("a")

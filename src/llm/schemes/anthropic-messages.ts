@@ -169,11 +169,44 @@ interface BlockText {
   marked?: string
 }
 
+/**
+ * `jsonBody(block)` for the blocks this module builds, without the general printer: each block kind is made by
+ * one object literal above, so its keys and their order are known, and its strings are quoted exactly as
+ * `jsonBody` quotes them (`JSON.stringify`). A call's `input` is the arguments' verbatim text (`RawJson`) or `{}`.
+ * Images, reasoning and provider blocks (rare, or text already) take `jsonBody`. Every new history item is
+ * printed once, so this is on the turn loop's path; the property tests hold the cached bytes, printed here, to
+ * the uncached ones, printed whole by `jsonBody` (decision 0085).
+ */
+const blockJson = (block: Block): string => {
+  if (isRaw(block)) return block.text
+  // A caller's plain item may hold anything where a string belongs: then the general printer decides.
+  switch (block.type) {
+    case "text":
+      if (typeof block.text === "string") return `{"type":"text","text":${JSON.stringify(block.text)}}`
+      break
+    case "tool_use": {
+      const input = block.input
+      if (typeof block.id === "string" && typeof block.name === "string" && typeof input === "object" && input !== null && !Array.isArray(input)) {
+        const inputText = isRaw(input as Block) ? (input as RawJson).text : jsonBody(input)
+        return `{"type":"tool_use","id":${JSON.stringify(block.id)},"name":${JSON.stringify(block.name)},"input":${inputText}}`
+      }
+      break
+    }
+    case "tool_result":
+      if (typeof block.tool_use_id === "string" && typeof block.content === "string" && (block.is_error === undefined || block.is_error === true)) {
+        const error = block.is_error === true ? ',"is_error":true' : ""
+        return `{"type":"tool_result","tool_use_id":${JSON.stringify(block.tool_use_id)},"content":${JSON.stringify(block.content)}${error}}`
+      }
+      break
+  }
+  return jsonBody(block)
+}
+
 /** One item's blocks as text; warnings are `anthropicMessages`' to report (they name positions). */
 const itemBlocks = (context: ItemContext, _: undefined, items: ReadonlyArray<Item>, start: number): ReadonlyArray<BlockText> => {
   const out: Array<BlockText> = []
   itemAppender(context, [], (role, block, isResult = false) => {
-    out.push({ role, isResult, text: flat(jsonBody(block)), block, markable: markable(block) })
+    out.push({ role, isResult, text: flat(blockJson(block)), block, markable: markable(block) })
   })(items[start] as Item, start)
   return out
 }

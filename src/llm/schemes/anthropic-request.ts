@@ -1,9 +1,10 @@
-import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
+import { toolNames, type ToolNameMap, toolsFragment } from "../../schema/provider-tools.ts"
 import { hostedToolEntries, withHostedTools } from "../hosted-tools.ts"
-import { jsonBody, rawJson } from "../json-body.ts"
+import type { EnvelopeCache } from "../envelope-cache.ts"
+import { type JsonBodyValue, jsonBody, rawJson } from "../json-body.ts"
 import type { Request } from "../request.ts"
 import type { ConfigWarning } from "../scheme.ts"
-import { resolveAnthropicSettings } from "./anthropic-config.ts"
+import { type AnthropicSettings, resolveAnthropicSettings } from "./anthropic-config.ts"
 import { type AnthropicFragments, type AnthropicSnapshots, anthropicMessages, cachedAnthropicMessages } from "./anthropic-messages.ts"
 import { foreignOutputWarnings } from "./foreign-output.ts"
 import { anthropicOutputConfig } from "./response-format.ts"
@@ -19,22 +20,31 @@ import { anthropicOutputConfig } from "./response-format.ts"
  */
 export const buildAnthropicRequest = (
   request: Request,
-  encoding?: { readonly fragments: AnthropicFragments; readonly snapshots: AnthropicSnapshots }
+  encoding?: { readonly fragments: AnthropicFragments; readonly snapshots: AnthropicSnapshots; readonly envelopes: EnvelopeCache }
 ): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const names = toolNames(request.tools, "anthropic")
+  const prefixItems = request.promptCache?.prefixItems ?? 0
+  if (encoding !== undefined) {
+    // The history goes last, after an envelope printed once per config, tools and prompt (`envelope-cache.ts`).
+    const messages = cachedAnthropicMessages(encoding.fragments, encoding.snapshots, request.items, names, prefixItems)
+    return { body: `${encoding.envelopes.open(request, anthropicEnvelope)}"messages":${messages.text}}`, warnings: [] }
+  }
   const { settings, warnings } = resolveAnthropicSettings(request)
+  const history = anthropicMessages(request.items, names, prefixItems)
+  const body = jsonBody({ ...envelopeFields(request, settings, names), messages: history.messages })
+  return { body, warnings: [...warnings, ...history.warnings, ...foreignOutputWarnings(request, "anthropic")] }
+}
+
+/** The body's fields before `messages`, in the order they are sent. */
+const envelopeFields = (request: Request, settings: AnthropicSettings, names: ToolNameMap) => {
   const promptCache = request.promptCache
-  const history =
-    encoding === undefined
-      ? anthropicMessages(request.items, names, promptCache?.prefixItems ?? 0)
-      : { messages: cachedAnthropicMessages(encoding.fragments, encoding.snapshots, request.items, names, promptCache?.prefixItems ?? 0), warnings: [] }
   const system = request.systemPrompt === undefined || request.systemPrompt === "" ? undefined : request.systemPrompt
   const choice = settings.toolChoice
   const tools = withHostedTools(
     request.tools.length === 0 ? undefined : toolsFragment(request.tools, "anthropic"),
     hostedToolEntries(request.config.hostedTools, "anthropic")
   )
-  const body = jsonBody({
+  return {
     model: request.model,
     max_tokens: settings.maxTokens,
     stream: true,
@@ -47,9 +57,10 @@ export const buildAnthropicRequest = (
     top_p: settings.topP,
     top_k: settings.topK,
     stop_sequences: settings.stopSequences,
-    output_config: anthropicOutputConfig(request.config.responseFormat),
-    messages: history.messages
-  })
-  if (encoding !== undefined) return { body, warnings: [] }
-  return { body, warnings: [...warnings, ...history.warnings, ...foreignOutputWarnings(request, "anthropic")] }
+    output_config: anthropicOutputConfig(request.config.responseFormat)
+  } satisfies { readonly [key: string]: JsonBodyValue | undefined }
 }
+
+/** The envelope alone, as `jsonBody` prints it: what `EnvelopeCache` keeps. */
+const anthropicEnvelope = (request: Request): string =>
+  jsonBody(envelopeFields(request, resolveAnthropicSettings(request).settings, toolNames(request.tools, "anthropic")))

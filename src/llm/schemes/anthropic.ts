@@ -1,4 +1,5 @@
 import { toolNames } from "../../schema/provider-tools.ts"
+import { EnvelopeCache } from "../envelope-cache.ts"
 import type { Scheme } from "../scheme.ts"
 import { createAnthropicDecoder } from "./anthropic-decoder.ts"
 import { anthropicFragments, anthropicSnapshots } from "./anthropic-messages.ts"
@@ -12,7 +13,7 @@ import { withNeutralToolNames } from "./neutral-tool-names.ts"
  * thinking is on); with extended thinking, temperature, top_k, a low top_p and forced tool choice are dropped
  * and reported by `validate`. Given the request, the decoder maps wire tool names back to neutral ones.
  */
-const encoding = { fragments: anthropicFragments(), snapshots: anthropicSnapshots() }
+const encoding = { fragments: anthropicFragments(), snapshots: anthropicSnapshots(), envelopes: new EnvelopeCache() }
 
 /** The Anthropic Messages wire format, with cache breakpoints that follow the cache lock (decision 0015). */
 export const anthropicScheme: Scheme = {

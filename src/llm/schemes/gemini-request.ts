@@ -1,9 +1,10 @@
-import { geminiSubsetToolsFragment, toolNames, toolsFragment } from "../../schema/provider-tools.ts"
+import { geminiSubsetToolsFragment, toolNames, type ToolNameMap, toolsFragment } from "../../schema/provider-tools.ts"
 import { hostedToolEntries, withHostedTools } from "../hosted-tools.ts"
-import { jsonBody, rawJson } from "../json-body.ts"
+import type { EnvelopeCache } from "../envelope-cache.ts"
+import { type JsonBodyValue, jsonBody, rawJson } from "../json-body.ts"
 import type { Request } from "../request.ts"
 import type { ConfigWarning } from "../scheme.ts"
-import { type GeminiEndpointFeatures, resolveGeminiSettings } from "./gemini-config.ts"
+import { type GeminiEndpointFeatures, type GeminiSettings, resolveGeminiSettings } from "./gemini-config.ts"
 import { cachedGeminiContents, type GeminiFragments, type GeminiSnapshots, geminiContents } from "./gemini-contents.ts"
 import { foreignOutputWarnings } from "./foreign-output.ts"
 import { geminiResponseFields } from "./response-format.ts"
@@ -27,14 +28,23 @@ export const buildGeminiRequest = (
   request: Request,
   toolSchemas: GeminiToolSchemas = "json-schema",
   endpoint: GeminiEndpointFeatures = {},
-  encoding?: { readonly fragments: GeminiFragments; readonly snapshots: GeminiSnapshots }
+  encoding?: { readonly fragments: GeminiFragments; readonly snapshots: GeminiSnapshots; readonly envelopes: EnvelopeCache }
 ): { readonly body: string; readonly warnings: ReadonlyArray<ConfigWarning> } => {
   const names = toolNames(request.tools, "gemini")
+  if (encoding !== undefined) {
+    // The history goes last, after an envelope printed once per config, tools and prompt (`envelope-cache.ts`).
+    const contents = cachedGeminiContents(encoding.fragments, encoding.snapshots, request.items, names)
+    const open = encoding.envelopes.open(request, (r) => jsonBody(envelopeFields(r, resolveGeminiSettings(r, endpoint).settings, toolSchemas, toolNames(r.tools, "gemini"))))
+    return { body: `${open}"contents":${contents.text}}`, warnings: [] }
+  }
   const { settings, warnings } = resolveGeminiSettings(request, endpoint)
-  const history =
-    encoding === undefined
-      ? geminiContents(request.items, names)
-      : { contents: cachedGeminiContents(encoding.fragments, encoding.snapshots, request.items, names), warnings: [] }
+  const history = geminiContents(request.items, names)
+  const body = jsonBody({ ...envelopeFields(request, settings, toolSchemas, names), contents: history.contents })
+  return { body, warnings: [...warnings, ...history.warnings, ...foreignOutputWarnings(request, "gemini")] }
+}
+
+/** The body's fields before `contents`, in the order they are sent. */
+const envelopeFields = (request: Request, settings: GeminiSettings, toolSchemas: GeminiToolSchemas, names: ToolNameMap) => {
   const calling = settings.functionCalling
   // Each hosted tool is a Tool entry of its own ({googleSearch:{}}), after the one holding the declarations.
   const tools = withHostedTools(
@@ -57,7 +67,7 @@ export const buildGeminiRequest = (
         : { thinkingBudget: settings.thinkingBudget, includeThoughts: settings.thinkingBudget !== 0 },
     ...geminiResponseFields(request.config.responseFormat)
   }
-  const body = jsonBody({
+  return {
     systemInstruction:
       request.systemPrompt === undefined || request.systemPrompt === "" ? undefined : { parts: [{ text: request.systemPrompt }] },
     tools: tools === undefined ? undefined : rawJson(tools),
@@ -74,9 +84,6 @@ export const buildGeminiRequest = (
               streamFunctionCallArguments: settings.streamFunctionCallArguments
             }
           },
-    generationConfig: Object.values(generationConfig).every((value) => value === undefined) ? undefined : generationConfig,
-    contents: history.contents
-  })
-  if (encoding !== undefined) return { body, warnings: [] }
-  return { body, warnings: [...warnings, ...history.warnings, ...foreignOutputWarnings(request, "gemini")] }
+    generationConfig: Object.values(generationConfig).every((value) => value === undefined) ? undefined : generationConfig
+  } satisfies { readonly [key: string]: JsonBodyValue | undefined }
 }

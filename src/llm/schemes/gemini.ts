@@ -1,3 +1,4 @@
+import { EnvelopeCache } from "../envelope-cache.ts"
 import { toolNames } from "../../schema/provider-tools.ts"
 import type { Request } from "../request.ts"
 import type { Scheme } from "../scheme.ts"
@@ -48,7 +49,7 @@ const serverCalls = (request: Request): { readonly isServerCall?: (name: string)
 
 /** A Gemini wire format (`streamGenerateContent?alt=sse`) with non-default options. */
 export const makeGeminiScheme = (options: GeminiSchemeOptions = {}): Scheme => {
-  const encoding = { fragments: geminiFragments(), snapshots: geminiSnapshots() }
+  const encoding = { fragments: geminiFragments(), snapshots: geminiSnapshots(), envelopes: new EnvelopeCache() }
   const endpoint = endpointOf(options)
   return {
     name: "gemini",

@@ -3,8 +3,9 @@ import { buildToolNameMap } from "../../schema/tool-names.ts"
 import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
 import { FragmentCache, flat } from "../fragment-cache.ts"
 import { type HistoryFold, PrefixSnapshots, ResumableContext, resumedPieces, type SealedCalls } from "../prefix-snapshots.ts"
+import { EnvelopeCache } from "../envelope-cache.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
-import type { JsonBodyValue } from "../json-body.ts"
+import type { JsonBodyValue, RawJson } from "../json-body.ts"
 import type { ContentPart, FunctionCallItem, Item } from "../item.ts"
 import type { Request, ToolChoice } from "../request.ts"
 import type { ConfigWarning, Scheme } from "../scheme.ts"
@@ -312,15 +313,39 @@ const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
 
 /** The Chat Completions scheme; options change bytes (echoReasoning), so each instance keeps its own fragments. */
 export const makeOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme =>
-  chatScheme(options, cachedMessages(new FragmentCache<string>()))
+  chatScheme(options, cachedMessages(new FragmentCache<string>()), new EnvelopeCache())
 
 /** The same scheme without the fragment cache, message by message as before it: tests hold both to the same bytes. */
 export const uncachedOpenAiChatScheme = (options: OpenAiChatOptions = {}): Scheme => chatScheme(options, uncachedMessages)
 
-const chatScheme = (options: OpenAiChatOptions, history: History): Scheme => {
+const chatScheme = (options: OpenAiChatOptions, history: History, envelopes?: EnvelopeCache): Scheme => {
   const streamUsage = options.streamUsage ?? true
   const maxTokensField = options.maxTokensField ?? "max_completion_tokens"
   const echoReasoning = options.echoReasoning ?? false
+  /** The body's fields before `messages`, in the order they are sent. */
+  const envelopeFields = (request: Request, names: Names): { [key: string]: JsonBodyValue | undefined } => {
+    const { config } = request
+    const withTools = request.tools.length > 0
+    // Key order puts the history last: everything before it (tools, settings) stays byte-identical while a
+    // conversation grows, so the request's prefix is as stable as the conversation allows.
+    const body: { [key: string]: JsonBodyValue | undefined } = {
+      model: request.model,
+      tools: withTools ? rawJson(toolsFragment(request.tools, "openai-chat")) : undefined,
+      tool_choice: withTools && config.toolChoice !== undefined ? toolChoice(config.toolChoice, names) : undefined,
+      parallel_tool_calls: withTools ? config.parallelToolCalls : undefined
+    }
+    body[maxTokensField] = config.maxTokens
+    body["temperature"] = config.temperature
+    body["top_p"] = config.topP
+    const stop = config.stopSequences?.slice(0, MAX_STOP_SEQUENCES) ?? []
+    body["stop"] = stop.length > 0 ? stop : undefined
+    body["reasoning_effort"] = config.reasoning?.effort
+    body["response_format"] = chatResponseFormat(config.responseFormat)
+    body["stream"] = true
+    body["stream_options"] = streamUsage ? { include_usage: true } : undefined
+    return body
+  }
+  const printedEnvelope = (request: Request): string => jsonBody(envelopeFields(request, toolNames(request.tools, "openai-chat")))
   return {
     name: "openai-chat",
     validate,
@@ -330,31 +355,19 @@ const chatScheme = (options: OpenAiChatOptions, history: History): Scheme => {
         decoderOptions?.limits === undefined ? {} : { limits: decoderOptions.limits }
       ),
     encodeRequest(request) {
-      const { config } = request
       const names = toolNames(request.tools, "openai-chat")
-      const withTools = request.tools.length > 0
-      // Key order puts the history last: everything before it (tools, settings) stays byte-identical while a
-      // conversation grows, so the request's prefix is as stable as the conversation allows.
-      const body: { [key: string]: JsonBodyValue | undefined } = {
-        model: request.model,
-        tools: withTools ? rawJson(toolsFragment(request.tools, "openai-chat")) : undefined,
-        tool_choice: withTools && config.toolChoice !== undefined ? toolChoice(config.toolChoice, names) : undefined,
-        parallel_tool_calls: withTools ? config.parallelToolCalls : undefined
-      }
-      body[maxTokensField] = config.maxTokens
-      body["temperature"] = config.temperature
-      body["top_p"] = config.topP
-      const stop = config.stopSequences?.slice(0, MAX_STOP_SEQUENCES) ?? []
-      body["stop"] = stop.length > 0 ? stop : undefined
-      body["reasoning_effort"] = config.reasoning?.effort
-      body["response_format"] = chatResponseFormat(config.responseFormat)
-      body["stream"] = true
-      body["stream_options"] = streamUsage ? { include_usage: true } : undefined
-      body["messages"] = history(request, names, echoReasoning)
+      const messages = history(request, names, echoReasoning)
+      // With the cache, the history goes last after an envelope printed once per config, tools and prompt.
+      if (envelopes !== undefined && isRawJson(messages)) return `${envelopes.open(request, printedEnvelope)}"messages":${messages.text}}`
+      const body = envelopeFields(request, names)
+      body["messages"] = messages
       return jsonBody(body)
     }
   }
 }
+
+const isRawJson = (value: JsonBodyValue): value is RawJson =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && (value as { _tag?: unknown })._tag === "RawJson"
 
 /** The Chat Completions scheme as OpenAI itself speaks it. */
 export const openAiChatScheme: Scheme = makeOpenAiChatScheme()

@@ -4,8 +4,9 @@ import { toolNames, toolsFragment } from "../../schema/provider-tools.ts"
 import { FragmentCache, flat } from "../fragment-cache.ts"
 import { type HistoryFold, PrefixSnapshots, ResumableContext, resumedPieces, type SealedCalls } from "../prefix-snapshots.ts"
 import { hostedToolEntries, withHostedTools } from "../hosted-tools.ts"
+import { EnvelopeCache } from "../envelope-cache.ts"
 import { jsonBody, rawJson } from "../json-body.ts"
-import type { JsonBodyValue } from "../json-body.ts"
+import type { JsonBodyValue, RawJson } from "../json-body.ts"
 import type { ContentPart, Item } from "../item.ts"
 import type { Request, ToolChoice } from "../request.ts"
 import type { ConfigWarning, Scheme } from "../scheme.ts"
@@ -155,45 +156,55 @@ const validate = (request: Request): ReadonlyArray<ConfigWarning> => {
  * (no `previous_response_id`), so the body is a pure function of the neutral request and prompt caching keys on
  * a prefix we control. Reasoning comes back as encrypted items and is returned verbatim on the next turn.
  */
-const responsesScheme = (history: (items: ReadonlyArray<Item>, names: Names) => JsonBodyValue): Scheme => ({
+const responsesScheme = (history: (items: ReadonlyArray<Item>, names: Names) => JsonBodyValue, envelopes?: EnvelopeCache): Scheme => ({
   name: "openai-responses",
   validate,
   decoder: (request) =>
     makeOpenAiResponsesDecoder(request === undefined ? undefined : toolNames(request.tools, "openai-responses")),
   encodeRequest(request) {
-    const { config } = request
     const names = toolNames(request.tools, "openai-responses")
-    const withTools = request.tools.length > 0
     const input = history(request.items, names)
-    const reasoning = config.reasoning
-    const tools = withHostedTools(
-      withTools ? toolsFragment(request.tools, "openai-responses") : undefined,
-      hostedToolEntries(config.hostedTools, "openai-responses")
-    )
-    // Key order puts the history last, so everything before it stays byte-identical while a conversation grows.
-    return jsonBody({
-      model: request.model,
-      instructions: request.systemPrompt,
-      tools: tools === undefined ? undefined : rawJson(tools),
-      tool_choice: withTools && config.toolChoice !== undefined ? toolChoice(config.toolChoice, names) : undefined,
-      parallel_tool_calls: withTools ? config.parallelToolCalls : undefined,
-      max_output_tokens: config.maxTokens,
-      temperature: config.temperature,
-      top_p: config.topP,
-      // A summary is what streams as visible reasoning text; without it only encrypted content comes back.
-      reasoning: reasoning === undefined ? undefined : { effort: reasoning.effort, summary: "auto" },
-      include: reasoning === undefined ? undefined : ["reasoning.encrypted_content"],
-      text: responsesTextFormat(config.responseFormat),
-      // Stateless: the whole history travels in every request, so nothing is kept on OpenAI's side.
-      store: false,
-      stream: true,
-      input
-    })
+    // With the cache, the history goes last after an envelope printed once per config, tools and prompt.
+    if (envelopes !== undefined && isRawJson(input)) return `${envelopes.open(request, printedEnvelope)}"input":${input.text}}`
+    return jsonBody({ ...envelopeFields(request, names), input })
   }
 })
 
+/** The body's fields before `input`, in the order they are sent: the history goes last, so they stay byte-identical while a conversation grows. */
+const envelopeFields = (request: Request, names: Names) => {
+  const { config } = request
+  const withTools = request.tools.length > 0
+  const reasoning = config.reasoning
+  const tools = withHostedTools(
+    withTools ? toolsFragment(request.tools, "openai-responses") : undefined,
+    hostedToolEntries(config.hostedTools, "openai-responses")
+  )
+  return {
+    model: request.model,
+    instructions: request.systemPrompt,
+    tools: tools === undefined ? undefined : rawJson(tools),
+    tool_choice: withTools && config.toolChoice !== undefined ? toolChoice(config.toolChoice, names) : undefined,
+    parallel_tool_calls: withTools ? config.parallelToolCalls : undefined,
+    max_output_tokens: config.maxTokens,
+    temperature: config.temperature,
+    top_p: config.topP,
+    // A summary is what streams as visible reasoning text; without it only encrypted content comes back.
+    reasoning: reasoning === undefined ? undefined : { effort: reasoning.effort, summary: "auto" },
+    include: reasoning === undefined ? undefined : ["reasoning.encrypted_content"],
+    text: responsesTextFormat(config.responseFormat),
+    // Stateless: the whole history travels in every request, so nothing is kept on OpenAI's side.
+    store: false,
+    stream: true
+  } satisfies { readonly [key: string]: JsonBodyValue | undefined }
+}
+
+const printedEnvelope = (request: Request): string => jsonBody(envelopeFields(request, toolNames(request.tools, "openai-responses")))
+
+const isRawJson = (value: JsonBodyValue): value is RawJson =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && (value as { _tag?: unknown })._tag === "RawJson"
+
 /** The OpenAI Responses wire format (`/responses`, typed SSE events, reasoning items sent back as received). */
-export const openAiResponsesScheme: Scheme = responsesScheme(cachedInput)
+export const openAiResponsesScheme: Scheme = responsesScheme(cachedInput, new EnvelopeCache())
 
 /** The same scheme without the fragment cache, item by item as before it: tests hold both to the same bytes. */
 export const uncachedOpenAiResponsesScheme: Scheme = responsesScheme(uncachedInput)
