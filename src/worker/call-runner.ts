@@ -1,4 +1,5 @@
 import type { FunctionCallItem } from "../llm/item.ts"
+import { anchorShapes } from "../llm/shape-anchor.ts"
 import { NO_TOOL_TRACE, type ToolTrace } from "../telemetry/worker-tracing.ts"
 import { type AbortWatch, type WatchList, joinAbort, unwatchAbort, watchAbort } from "../tool/abort-watch.ts"
 import { isTypedTool } from "../tool/define-tool.ts"
@@ -405,6 +406,10 @@ class SoleCall implements AbortWatch {
     resolve(signal.aborted ? { kind: "done", outcomes: [outcome], error: cancelledBy(signal) } : { kind: "done", outcomes: [outcome] })
   }
 }
+
+// A sole call dies with its batch; without a live instance a full collection frees its shapes and throws away the
+// optimised abort-watch and batch code that checks for them (decision 0080).
+anchorShapes(new SoleCall(undefined as never, undefined as never, undefined as never, 0, undefined as never, () => undefined))
 
 /** A traced sole call: its tool starts inside the span's context, so spans the tool starts are its children. */
 const launchWithin = (trace: ToolTrace, sole: SoleCall, args: CallArguments & object): ToolOutcome | undefined => {
