@@ -24,11 +24,7 @@ export const responseMetaString = (value: unknown): string | undefined => {
 export const startedEvent = (model: unknown, responseId: unknown): Event => {
   const m = responseMetaString(model)
   const id = responseMetaString(responseId)
-  if (m === undefined && id === undefined) return { type: "status", status: "started" }
-  return {
-    type: "status",
-    status: "started",
-    ...(m === undefined ? {} : { model: m }),
-    ...(id === undefined ? {} : { responseId: id })
-  }
+  // Literals, not spreads: a literal's shape outlives the response at a full collection (decision 0085).
+  if (m === undefined) return id === undefined ? { type: "status", status: "started" } : { type: "status", status: "started", responseId: id }
+  return id === undefined ? { type: "status", status: "started", model: m } : { type: "status", status: "started", model: m, responseId: id }
 }
