@@ -3,7 +3,7 @@ import { sseText, startReplayProvider } from "llm-worker/testing"
 
 // A recorded-style OpenAI Chat Completions stream, replayed by a local server (no network, no key needed).
 const chunk = (choice: Record<string, unknown> | undefined, usage?: Record<string, unknown>) => ({
-  data: JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", choices: choice === undefined ? [] : [{ index: 0, ...choice }], usage: usage ?? null })
+  data: JSON.stringify({ id: "chatcmpl-1", object: "chat.completion.chunk", model: "gpt-4o-2024-08-06", choices: choice === undefined ? [] : [{ index: 0, ...choice }], usage: usage ?? null })
 })
 const transcript = sseText([
   chunk({ delta: { role: "assistant", content: "" }, finish_reason: null }),

@@ -79,6 +79,13 @@ export type Event =
       readonly status: "started" | "completed" | "cancelled" | "failed"
       /** On `completed`: why the response ended, as the provider reported it for the whole response. */
       readonly stopReason?: StopReason
+      /**
+       * On `started`: the model that answers, as the provider names it (`gpt-4o-2024-08-06` for a request for
+       * `gpt-4o`), when it states one at the start of the response. At most 256 characters (decision 0084).
+       */
+      readonly model?: string
+      /** On `started`: the provider's id of this response (`chatcmpl-…`, `resp_…`, `msg_…`), when it states one. */
+      readonly responseId?: string
     }
   | { readonly type: "error"; readonly code: string; readonly message: string }
   | { readonly type: "block_start"; readonly index: number; readonly block: BlockMeta }

@@ -14,6 +14,7 @@ export const GEN_AI = {
   requestTopK: "gen_ai.request.top_k",
   requestStopSequences: "gen_ai.request.stop_sequences",
   responseModel: "gen_ai.response.model",
+  responseId: "gen_ai.response.id",
   responseFinishReasons: "gen_ai.response.finish_reasons",
   usageInputTokens: "gen_ai.usage.input_tokens",
   usageOutputTokens: "gen_ai.usage.output_tokens",

@@ -27,7 +27,14 @@ export interface TracedError {
 
 /** One model request of a run (`chat <model>`). */
 export interface RequestTrace {
-  succeeded(response: { readonly usage: Usage; readonly stopReason: StopReason | undefined; readonly items: ReadonlyArray<Item> }): void
+  succeeded(response: {
+    readonly usage: Usage
+    readonly stopReason: StopReason | undefined
+    readonly items: ReadonlyArray<Item>
+    /** The model and response id the provider stated (the `started` status), when it did. */
+    readonly model?: string | undefined
+    readonly responseId?: string | undefined
+  }): void
   failed(error: TracedError): void
 }
 
@@ -138,7 +145,9 @@ export const workerTracing = (options: TelemetryOptions = {}): WorkerTracing => 
               if (span.isRecording()) {
                 span.setAttributes({
                   ...usageAttributes(response.usage),
-                  ...(response.stopReason === undefined ? {} : { [GEN_AI.responseFinishReasons]: [response.stopReason] })
+                  ...(response.stopReason === undefined ? {} : { [GEN_AI.responseFinishReasons]: [response.stopReason] }),
+                  ...(response.model === undefined ? {} : { [GEN_AI.responseModel]: response.model }),
+                  ...(response.responseId === undefined ? {} : { [GEN_AI.responseId]: response.responseId })
                 })
                 if (recordContent) span.setAttribute(GEN_AI.outputMessages, messagesJson(response.items, response.stopReason))
               }

@@ -70,6 +70,10 @@ export interface AssistantResponse {
   /** Citations for the answer (decision 0025), in arrival order; not part of `items`. */
   readonly citations: ReadonlyArray<CitationEntry>
   readonly issues: ReadonlyArray<ProtocolIssue>
+  /** The model that answered, as the provider named it at the response's start (`started` status), if it did. */
+  readonly model?: string | undefined
+  /** The provider's id of this response, from the `started` status, if it stated one. */
+  readonly responseId?: string | undefined
 }
 
 /**
@@ -98,6 +102,8 @@ export class ResponseCollector {
   readonly #timeline: Timeline
   #completedStop: StopReason | undefined
   #lastBlockStop: StopReason | undefined
+  #model: string | undefined
+  #responseId: string | undefined
 
   constructor(timeline: Timeline) {
     this.#timeline = timeline
@@ -108,6 +114,10 @@ export class ResponseCollector {
     this.providerItems = new ProviderItemCollector(timeline)
     timeline.onMeta("status", (event) => {
       if (event.status === "completed" && event.stopReason !== undefined) this.#completedStop = event.stopReason
+      else if (event.status === "started") {
+        this.#model = event.model
+        this.#responseId = event.responseId
+      }
     })
     const scope = {
       onStop: (stop: { readonly stopReason?: StopReason }) => {
@@ -135,11 +145,14 @@ export class ResponseCollector {
     const abortedToolCalls = this.toolCalls.aborted
     const citations = this.providerItems.citations
     const issues = this.#timeline.issues
+    const model = this.#model
+    const responseId = this.#responseId
     // Two literals rather than a spread of the optional `rawUsage`: a literal's shape outlives the last response
-    // at a full collection, the fields a spread is followed by do not (decision 0085).
+    // at a full collection, the fields a spread is followed by do not (decision 0085). `model` and `responseId`
+    // are always keys, undefined when unknown, for the same reason.
     return rawUsage === undefined
-      ? { state, items, stopReason, usage, abortedToolCalls, citations, issues }
-      : { state, items, stopReason, usage, rawUsage, abortedToolCalls, citations, issues }
+      ? { state, items, stopReason, usage, abortedToolCalls, citations, issues, model, responseId }
+      : { state, items, stopReason, usage, rawUsage, abortedToolCalls, citations, issues, model, responseId }
   }
 
   /**

@@ -75,9 +75,12 @@ describe("telemetry: GenAI spans for a run, its requests and its tool calls", ()
       "gen_ai.usage.output_tokens": 20,
       "gen_ai.usage.cache_read.input_tokens": 60,
       "gen_ai.usage.cache_creation.input_tokens": 10,
-      "gen_ai.response.finish_reasons": ["tool_use"]
+      "gen_ai.response.finish_reasons": ["tool_use"],
+      "gen_ai.response.model": "scripted-model",
+      "gen_ai.response.id": "msg_scripted0"
     })
     expect(second?.attributes["gen_ai.response.finish_reasons"]).toEqual(["end_turn"])
+    expect(second?.attributes["gen_ai.response.id"]).toBe("msg_scripted1")
     expect(second?.attributes["gen_ai.usage.reasoning.output_tokens"]).toBe(12)
     const tools = spans.filter((span) => span.name.startsWith("execute_tool")).sort((a, b) => String(a.attributes["gen_ai.tool.call.id"]).localeCompare(String(b.attributes["gen_ai.tool.call.id"])))
     expect(tools.map((span) => [span.attributes["gen_ai.tool.name"], span.attributes["gen_ai.tool.call.id"], span.attributes["gen_ai.tool.type"], span.status.code, span.attributes["error.type"]])).toEqual([

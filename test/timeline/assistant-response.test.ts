@@ -55,6 +55,15 @@ describe("ResponseCollector", () => {
     })
   })
 
+  it("names the model that answered and the response id when the started status states them", () => {
+    const [, ...rest] = anthropicTurn
+    const result = collect([{ type: "status", status: "started", model: "claude-sonnet-4-5-20250929", responseId: "msg_01XyZ" }, ...rest])
+    expect([result.model, result.responseId]).toEqual(["claude-sonnet-4-5-20250929", "msg_01XyZ"])
+    // Keys kept (undefined) when the provider stated neither: one shape for every response (decision 0085).
+    const plain = collect(anthropicTurn)
+    expect(["model" in plain, plain.model, plain.responseId]).toEqual([true, undefined, undefined])
+  })
+
   it("takes the stop reason from the last block stop when the status gives none", () => {
     const result = collect([
       { type: "block_start", index: 0, block: { kind: "text" } },

@@ -9,6 +9,9 @@ export interface CollectedResponse {
   readonly usage: Usage
   readonly rawUsage?: RawUsage
   readonly stopReason?: StopReason
+  /** The model and response id the provider stated at the start (the `started` status), when it did. */
+  readonly model?: string
+  readonly responseId?: string
 }
 
 type Block = { kind: "text" | "thinking"; text: string } | { kind: "tool_use"; name: string; text: string }
@@ -25,6 +28,8 @@ export const collectResponse = async (events: AsyncIterable<Event>): Promise<Col
   const usage: MutableUsage = {}
   let rawUsage: RawUsage | undefined
   let stopReason: StopReason | undefined
+  let model: string | undefined
+  let responseId: string | undefined
   for await (const event of events) {
     switch (event.type) {
       case "block_start": {
@@ -57,6 +62,8 @@ export const collectResponse = async (events: AsyncIterable<Event>): Promise<Col
         break
       case "status":
         if (event.stopReason !== undefined) stopReason = event.stopReason
+        if (event.model !== undefined) model = event.model
+        if (event.responseId !== undefined) responseId = event.responseId
         break
       default:
         break
@@ -71,6 +78,8 @@ export const collectResponse = async (events: AsyncIterable<Event>): Promise<Col
     calls: kept.flatMap((b) => (b.kind === "tool_use" ? [{ name: b.name, arguments: b.text }] : [])),
     usage: ordered,
     ...(rawUsage === undefined ? {} : { rawUsage }),
-    ...(stopReason === undefined ? {} : { stopReason })
+    ...(stopReason === undefined ? {} : { stopReason }),
+    ...(model === undefined ? {} : { model }),
+    ...(responseId === undefined ? {} : { responseId })
   }
 }

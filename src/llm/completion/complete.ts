@@ -29,7 +29,12 @@ export interface TextCompletion {
   readonly rawUsage?: RawUsage
   readonly stopReason?: StopReason
   readonly provider: string
+  /** The model asked for (the client's). */
   readonly model: string
+  /** The model that answered, as the provider names it (`gpt-4o-2024-08-06` for `gpt-4o`), when it says. */
+  readonly responseModel?: string
+  /** The provider's id of the response (`chatcmpl-…`, `resp_…`, `msg_…`), when it states one. */
+  readonly responseId?: string
   /** Settings the provider could not honour and that were left out (`client.validate`). */
   readonly warnings: ReadonlyArray<ConfigWarning>
 }
@@ -73,6 +78,8 @@ const send = async (client: LlmClient, request: Request, signal: AbortSignal | u
     ...(response.stopReason === undefined ? {} : { stopReason: response.stopReason }),
     provider: client.provider,
     model: client.model,
+    ...(response.model === undefined ? {} : { responseModel: response.model }),
+    ...(response.responseId === undefined ? {} : { responseId: response.responseId }),
     warnings
   }
   return { response, base }

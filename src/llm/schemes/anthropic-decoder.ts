@@ -8,6 +8,7 @@ import { MAX_PROVIDER_JSON_DEPTH, providerItem, providerJsonText } from "../prov
 import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { boundedRawUsage } from "../raw-usage.ts"
+import { startedEvent } from "../response-meta.ts"
 import { neutralUsage } from "../usage.ts"
 import { quote } from "../../schema/quote.ts"
 import { ResponseCallIds } from "./call-ids.ts"
@@ -276,7 +277,7 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
         messageStarted = true
         messageId = id
         usage = event.message?.usage === undefined ? undefined : mergeUsage({}, event.message.usage)
-        return [{ type: "status", status: "started" }]
+        return [startedEvent(event.message?.model, id)]
       }
       case "content_block_start":
         return start(event.index, event.content_block)

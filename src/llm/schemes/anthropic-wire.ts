@@ -31,7 +31,10 @@ export type AnthropicDelta =
   | { readonly type: "citations_delta"; readonly citation?: unknown }
 
 export type AnthropicStreamEvent =
-  | { readonly type: "message_start"; readonly message?: { readonly id?: unknown; readonly usage?: AnthropicUsage } }
+  | {
+      readonly type: "message_start"
+      readonly message?: { readonly id?: unknown; readonly model?: unknown; readonly usage?: AnthropicUsage }
+    }
   | { readonly type: "content_block_start"; readonly index: number; readonly content_block: AnthropicContentBlock }
   | { readonly type: "content_block_delta"; readonly index: number; readonly delta: AnthropicDelta }
   | { readonly type: "content_block_stop"; readonly index: number }

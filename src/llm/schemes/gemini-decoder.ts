@@ -3,6 +3,7 @@ import { parsedJsonText } from "../json-text.ts"
 import { defaultResponseLimits } from "../limits.ts"
 import { LlmProtocolError } from "../llm-error.ts"
 import { randomUuid } from "../random-uuid.ts"
+import { startedEvent } from "../response-meta.ts"
 import { boundedRawUsage } from "../raw-usage.ts"
 import { providerItem, providerJsonText } from "../provider-item.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
@@ -314,7 +315,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
     const events: Array<Event> = []
     if (!started) {
       started = true
-      events.push({ type: "status", status: "started" })
+      events.push(startedEvent(chunk.modelVersion, chunk.responseId))
     }
     const candidate = chunk.candidates?.[0]
     if (candidate === undefined) {

@@ -42,6 +42,9 @@ export interface GeminiStreamChunk {
   }>
   readonly promptFeedback?: { readonly blockReason?: string }
   readonly usageMetadata?: GeminiUsageMetadata
+  /** The model version that answers and the response's id; every chunk repeats them. Untrusted: checked on use. */
+  readonly modelVersion?: unknown
+  readonly responseId?: unknown
   /** A failure reported inside the stream (google.rpc.Status), e.g. `UNAVAILABLE` when the model is overloaded. */
   readonly error?: { readonly code?: number; readonly status?: string; readonly message?: string }
 }

@@ -6,6 +6,7 @@ import { utf8Length } from "../../tool/output-limit.ts"
 import type { ResponseLimits } from "../limits.ts"
 import { clip, quote } from "../../schema/quote.ts"
 import { parsedJsonText } from "../json-text.ts"
+import { startedEvent } from "../response-meta.ts"
 import { ResponseCallIds } from "./call-ids.ts"
 import { BlockTracker } from "./openai-block-tracker.ts"
 import { CHAT_USAGE, usageEvent } from "./openai-usage.ts"
@@ -161,7 +162,7 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     }
     if (!started) {
       started = true
-      out.push({ type: "status", status: "started" })
+      out.push(startedEvent(record["model"], record["id"]))
     }
     const choices = record["choices"]
     if (Array.isArray(choices)) {

@@ -1,5 +1,6 @@
 import type { Event, StopReason } from "../event.ts"
 import { providerItem, providerJsonText } from "../provider-item.ts"
+import { startedEvent } from "../response-meta.ts"
 import type { StreamDecoder } from "../scheme.ts"
 import type { ToolNameMap } from "../../schema/tool-names.ts"
 import { ResponseCallIds } from "./call-ids.ts"
@@ -80,10 +81,11 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
   /** The `error` event's details, once one came: the response has failed and awaits its `response.failed`. */
   let reported: { readonly code: string; readonly message: string } | undefined
 
-  const start = (out: Array<Event>) => {
+  /** `response` is the event's response object: `response.created`, the first event, names the model and id. */
+  const start = (response: JsonRecord | undefined, out: Array<Event>) => {
     if (started) return
     started = true
-    out.push({ type: "status", status: "started" })
+    out.push(response === undefined ? { type: "status", status: "started" } : startedEvent(response["model"], response["id"]))
   }
 
   /**
@@ -373,7 +375,7 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
     }
     // After an `error` event only its `response.failed` counts: output would belong to a failed response.
     if (reported !== undefined) return
-    start(out)
+    start(response, out)
     switch (type) {
       case "response.output_item.added":
       case "response.output_item.done": {

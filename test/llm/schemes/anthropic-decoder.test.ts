@@ -17,7 +17,7 @@ const decode = (text: string): Array<Event> => {
 describe("Anthropic stream decoder", () => {
   it("decodes a text response", () => {
     expect(decode(fixture("text"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "claude-sonnet-4-5-20250929", responseId: "msg_01XFDUDYJgAACzvnptvVoYEL" },
       { type: "block_start", index: 0, block: { kind: "text" } },
       { type: "ping" },
       { type: "block_delta", index: 0, delta: { kind: "text", text: "Hello" } },
@@ -31,7 +31,7 @@ describe("Anthropic stream decoder", () => {
 
   it("keeps two parallel tool calls in separate blocks", () => {
     expect(decode(fixture("parallel-tool-calls"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "claude-sonnet-4-5-20250929", responseId: "msg_014p7gG3wDgGV9EUtLvnow3U" },
       { type: "block_start", index: 0, block: { kind: "text" } },
       { type: "block_delta", index: 0, delta: { kind: "text", text: "I'll check the weather in both cities." } },
       { type: "block_stop", index: 0 },
@@ -50,7 +50,7 @@ describe("Anthropic stream decoder", () => {
 
   it("closes a thinking block with its signature, then a tool call", () => {
     expect(decode(fixture("thinking-tool-call"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "claude-sonnet-4-5-20250929", responseId: "msg_01Aq9w938a90dw8q5q4hSDMm" },
       { type: "block_start", index: 0, block: { kind: "thinking" } },
       { type: "block_delta", index: 0, delta: { kind: "thinking", text: "The user wants the time in Berlin." } },
       { type: "block_delta", index: 0, delta: { kind: "thinking", text: " I should call get_time." } },
@@ -79,7 +79,7 @@ describe("Anthropic stream decoder", () => {
 
   it("turns an overloaded_error event into an error, aborts the open block and fails", () => {
     expect(decode(fixture("error-mid-stream"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "claude-sonnet-4-5-20250929", responseId: "msg_01ErrMidStream000000000" },
       { type: "block_start", index: 0, block: { kind: "text" } },
       { type: "ping" },
       { type: "block_delta", index: 0, delta: { kind: "text", text: "Let me think about" } },
@@ -130,7 +130,7 @@ describe("Anthropic stream decoder", () => {
 
   it("ignores a repeated message_start for the same message before any content", () => {
     expect(decode(fixture("duplicate-message-start"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "claude-haiku-4-5-20251001", responseId: "msg_01RepeatStart5Gk3Vn8Hs" },
       { type: "block_start", index: 0, block: { kind: "text" } },
       { type: "block_delta", index: 0, delta: { kind: "text", text: "Good morning" } },
       { type: "block_delta", index: 0, delta: { kind: "text", text: " to you too." } },

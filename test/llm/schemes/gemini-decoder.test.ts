@@ -28,7 +28,7 @@ const SIG2 =
 describe("Gemini stream decoder", () => {
   it("runs text chunks together into one block and closes it at finishReason", () => {
     expect(decode(fixture("text"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "gemini-2.5-flash", responseId: "z1AaaZ3XF8uW1dkP5N-2sQk" },
       { type: "block_start", index: 0, block: { kind: "text" } },
       { type: "block_delta", index: 0, delta: { kind: "text", text: "Hello" } },
       { type: "block_delta", index: 0, delta: { kind: "text", text: "! How can I help you today?" } },
@@ -40,7 +40,7 @@ describe("Gemini stream decoder", () => {
 
   it("gives two calls to the same function distinct ids and keeps the thought signature on the first", () => {
     expect(decode(fixture("parallel-tool-calls"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "gemini-2.5-flash", responseId: "L2AaaZ-4N9yV1dkPqKnC8Ak" },
       {
         type: "block_start",
         index: 0,
@@ -77,7 +77,7 @@ describe("Gemini stream decoder", () => {
 
   it("streams thoughts as thinking, never as visible text, then the signed call", () => {
     expect(decode(fixture("thinking-tool-call"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "gemini-2.5-flash", responseId: "p3AaaY7UG5eW1dkP0ZrJ6Qc" },
       { type: "block_start", index: 0, block: { kind: "thinking" } },
       {
         type: "block_delta",
@@ -106,7 +106,7 @@ describe("Gemini stream decoder", () => {
   it("aborts the open thinking block when the stream breaks off into an error body", () => {
     // Gemini appends the error as bare JSON, not as an SSE event: the parser sees no message, the stream just ends.
     expect(decode(fixture("error-mid-stream"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "gemini-2.5-flash", responseId: "e5AaaWq1M7aW1dkPk-3GiQs" },
       { type: "block_start", index: 0, block: { kind: "thinking" } },
       { type: "block_delta", index: 0, delta: { kind: "thinking", text: "The user wants a summary of the report" } },
       { type: "block_delta", index: 0, delta: { kind: "thinking", text: ", so I will start with the key figures" } },
@@ -119,7 +119,7 @@ describe("Gemini stream decoder", () => {
 
   it("closes the thinking block when text starts, and aborts the text a truncated stream left open", () => {
     expect(decode(fixture("truncated"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "gemini-2.5-flash", responseId: "t6AaaXn2L3cW1dkPs9eE0Ao" },
       { type: "block_start", index: 0, block: { kind: "thinking" } },
       { type: "block_delta", index: 0, delta: { kind: "thinking", text: "Let me look" } },
       { type: "block_stop", index: 0 },
@@ -134,7 +134,7 @@ describe("Gemini stream decoder", () => {
 
   it("fails with the block reason when the prompt is blocked", () => {
     expect(decode(fixture("prompt-blocked"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "gemini-2.5-flash", responseId: "b7AaaVk4R2dW1dkPxw3TqA8" },
       { type: "error", code: "prompt_blocked", message: "Gemini blocked the prompt (PROHIBITED_CONTENT)" },
       { type: "usage", inputTokens: 9, outputTokens: 0, totalTokens: 9 },
       { type: "status", status: "failed" }

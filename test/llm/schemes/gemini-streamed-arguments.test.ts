@@ -33,7 +33,7 @@ const SIG = "Ck8BVm9yZXgtc3RyZWFtZWQtc2lnbmF0dXJlLWZvci10aGUtZmlyc3QtY2FsbC1tYWR
 describe("Gemini streamed function-call arguments", () => {
   it("rebuilds each call from its partialArgs: nested paths, arrays, strings in pieces, numbers, booleans, null", () => {
     expect(run(decoder(), fixture("streamed-arguments"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "gemini-3-pro-preview", responseId: "Zm9yLXRlc3RzLW9ubHk" },
       { type: "block_start", index: 0, block: { kind: "thinking" } },
       { type: "block_delta", index: 0, delta: { kind: "thinking", text: "**Planning the trip**\n\nI need the route first." } },
       { type: "block_stop", index: 0 },
@@ -58,7 +58,7 @@ describe("Gemini streamed function-call arguments", () => {
 
   it("aborts a streamed call that other content interrupts: it is never run on half its arguments", () => {
     expect(run(decoder(), fixture("streamed-arguments-interrupted"))).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "gemini-3-pro-preview", responseId: "Zm9yLXRlc3RzLW9ubHk" },
       { type: "block_start", index: 0, block: { kind: "tool_use", id: `${GENERATED_CALL_ID_PREFIX}1`, name: "delete_files" } },
       { type: "block_abort", index: 0, reason: "the function call's arguments were interrupted by other content" },
       { type: "block_start", index: 1, block: { kind: "text" } },

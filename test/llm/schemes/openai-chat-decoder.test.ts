@@ -53,7 +53,7 @@ const toolArguments = (events: ReadonlyArray<Event>): Record<string, string> => 
 describe("OpenAI Chat decoder on recorded-style streams", () => {
   it("text: one text block, closed by finish_reason, then usage and completion", () => {
     expect(decode("text")).toEqual([
-      started,
+      { ...started, model: "gpt-4.1-mini-2025-04-14", responseId: "chatcmpl-C7tXq2w9bLkT4mNpR0aVzE3sYd1Ui" },
       { type: "block_start", index: 0, block: { kind: "text" } },
       ...["Hello", "!", " How", " can", " I", " help", "?"].map((piece) => text(0, piece)),
       { type: "block_stop", index: 0, stopReason: "end_turn" },
@@ -72,7 +72,7 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
     const weather = "call_Wq3nE8rT1yU6iO0pA2sD4fG7"
     const read = "call_Rf5tG9hY2uJ7kI3oL8pZ1xC4"
     expect(events).toEqual([
-      started,
+      { ...started, model: "gpt-4.1-mini-2025-04-14", responseId: "chatcmpl-C7tYAa8sD7fG6hJ5kL4zX3cV2bN1m" },
       { type: "block_start", index: 0, block: { kind: "tool_use", id: weather, name: "get_weather" } },
       ...['{"ci', 'ty":"', "Paris", '","un', 'it":"c', '"}'].map((piece) => json(0, piece)),
       { type: "block_start", index: 1, block: { kind: "tool_use", id: read, name: "files.read" } },
@@ -94,7 +94,7 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
   it("error-mid-stream: the open block is aborted and the provider error reported", () => {
     const message = "The server had an error while processing your request. Sorry about that!"
     expect(decode("error-mid-stream")).toEqual([
-      started,
+      { ...started, model: "gpt-4.1-mini-2025-04-14", responseId: "chatcmpl-C7tYK9vB8nM7qW6eR5tY4uI3oP2aS" },
       { type: "block_start", index: 0, block: { kind: "text" } },
       text(0, "Let"),
       text(0, " me"),
@@ -108,7 +108,7 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
   it("error-with-usage: an error chunk that also carries usage (OpenRouter) reports the usage before failing", () => {
     const message = "Upstream provider returned an error mid-stream"
     expect(decode("error-with-usage")).toEqual([
-      started,
+      { ...started, model: "mistralai/mistral-small-3.2", responseId: "gen-1767225600-Qx7mB2vL9pR4tK8wZ3nY" },
       { type: "block_start", index: 0, block: { kind: "text" } },
       text(0, "The capital"),
       text(0, " of France"),
@@ -134,7 +134,7 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
     const names = toolNames(request.tools, "openai-chat")
     const events = run(makeOpenAiChatDecoder(names, { generatedIdPrefix: "gen_" }), fixture("compat-reasoning-no-ids"))
     expect(events).toEqual([
-      started,
+      { ...started, model: "qwen3-8b", responseId: "chatcmpl-q8Xv2LmN4pR7tY1uK3" },
       { type: "block_start", index: 0, block: { kind: "thinking" } },
       ...["The user", " wants weather", " and a file."].map((piece): Event => ({
         type: "block_delta",

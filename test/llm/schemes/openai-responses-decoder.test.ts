@@ -35,7 +35,7 @@ const started: Event = { type: "status", status: "started" }
 describe("OpenAI Responses decoder on recorded-style streams", () => {
   it("text: a message item is one text block; usage and completion come from response.completed", () => {
     expect(decode("text")).toEqual([
-      started,
+      { ...started, model: "gpt-4.1-mini-2025-04-14", responseId: "resp_68c1f0a2b3d4e5f60718293a4b5c6d7e" },
       { type: "block_start", index: 0, block: { kind: "text" } },
       ...["Hello", "!", " How", " can", " I", " help", "?"].map((piece) => text(0, piece)),
       { type: "block_stop", index: 0, stopReason: "end_turn", final: "Hello! How can I help?" },
@@ -52,7 +52,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
 
   it("parallel-tool-calls: one block per function_call item, with its call_id and the neutral name", () => {
     expect(decode("parallel-tool-calls")).toEqual([
-      started,
+      { ...started, model: "gpt-4.1-mini-2025-04-14", responseId: "resp_68c1f2c3d4e5f6a7b8c9d0e1f2a3b4c5" },
       { type: "block_start", index: 0, block: { kind: "tool_use", id: "call_Wq3nE8rT1yU6iO0pA2sD4fG7", name: "get_weather" } },
       ...['{"ci', 'ty":"', "Paris", '","un', 'it":"c', '"}'].map((piece) => json(0, piece)),
       { type: "block_stop", index: 0, stopReason: "tool_use", final: '{"city":"Paris","unit":"c"}' },
@@ -69,7 +69,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
     const encrypted = /"encrypted_content":"([^"]+)","summary":\[\{/.exec(fixture("reasoning-tool-call"))?.[1]
     expect(encrypted).toMatch(/==$/) // the complete value from output_item.done, not the partial one from added
     expect(events).toEqual([
-      started,
+      { ...started, model: "o4-mini-2025-04-16", responseId: "resp_68c1f3d4e5f6a7b8c9d0e1f2a3b4c5d6" },
       { type: "block_start", index: 0, block: { kind: "thinking" } },
       ...["**Multiplying", " numbers**\n\n", "The user", " asks for 17 × 23", "."].map((piece) => thinking(0, piece)),
       thinking(0, "\n\n"),
@@ -91,7 +91,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
   it("error-mid-stream: an error event aborts the open block and fails the response", () => {
     const message = "The server had an error processing your request. Sorry about that! You can retry your request."
     expect(decode("error-mid-stream")).toEqual([
-      started,
+      { ...started, model: "gpt-4.1-mini-2025-04-14", responseId: "resp_68c1f4e5f6a7b8c9d0e1f2a3b4c5d6e7" },
       { type: "block_start", index: 0, block: { kind: "text" } },
       text(0, "Let"),
       text(0, " me"),
@@ -104,7 +104,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
 
   it("failed: response.failed reports the response's error", () => {
     expect(decode("failed")).toEqual([
-      started,
+      { ...started, model: "gpt-4.1-mini-2025-04-14", responseId: "resp_68c1f7b8c9d0e1f2a3b4c5d6e7f8a9b0" },
       { type: "error", code: "server_error", message: "The model failed to generate a response." },
       { type: "status", status: "failed" }
     ])
@@ -122,7 +122,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
   it("truncated: the finished text block stays closed, the open tool call is aborted, never left open", () => {
     const reason = "the stream ended before the response finished"
     expect(decode("truncated")).toEqual([
-      started,
+      { ...started, model: "gpt-4.1-mini-2025-04-14", responseId: "resp_68c1f5f6a7b8c9d0e1f2a3b4c5d6e7f8" },
       { type: "block_start", index: 0, block: { kind: "text" } },
       text(0, "Checking"),
       text(0, "."),
@@ -153,7 +153,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       ...decoder.end()
     ]
     expect(events).toEqual([
-      started,
+      { ...started, responseId: "resp_1" },
       { type: "block_start", index: 0, block: { kind: "thinking" } },
       thinking(0, "Plan."),
       { type: "block_stop", index: 0, reasoning: { provider: "openai", id: "rs_1" }, final: "Plan." },

@@ -55,7 +55,7 @@ describe("Responses errors keep the provider's code and message", () => {
 
   it("error-nested: details under `error`, then response.failed — one error, the provider's, then failed", () => {
     expect(decode("error-nested")).toEqual([
-      { type: "status", status: "started" },
+      { type: "status", status: "started", model: "gpt-5-mini-2025-08-07", responseId: "resp_77aa01" },
       { type: "error", code: "insufficient_quota", message: MESSAGE },
       { type: "status", status: "failed" }
     ])
