@@ -37,11 +37,16 @@ export class EnvelopeCache {
   readonly #byConfig = new WeakMap<RequestConfig, Array<Envelope>>()
 
   /**
-   * The envelope's text `build(request)` prints (a JSON object without the history), open for the history's
-   * field: `{"model":…,` (or `{` when it has no field). Reused from an earlier request with the same model,
-   * system prompt, tools and config.
+   * The whole body: the envelope `build(request)` prints (a JSON object without the history), reused from an
+   * earlier request with the same model, system prompt, tools and config, with the history's JSON text as its
+   * last field.
    */
-  open(request: Request, build: (request: Request) => string): string {
+  body(request: Request, build: (request: Request) => string, field: "messages" | "input" | "contents", history: string): string {
+    return `${this.#open(request, build)}"${field}":${history}}`
+  }
+
+  /** The envelope's text, open for the history's field: `{"model":…,` (or `{` when it has no field). */
+  #open(request: Request, build: (request: Request) => string): string {
     const { config, model, tools } = request
     const systemPrompt = request.systemPrompt
     const promptCache = request.promptCache !== undefined

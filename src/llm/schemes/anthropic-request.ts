@@ -27,7 +27,7 @@ export const buildAnthropicRequest = (
   if (encoding !== undefined) {
     // The history goes last, after an envelope printed once per config, tools and prompt (`envelope-cache.ts`).
     const messages = cachedAnthropicMessages(encoding.fragments, encoding.snapshots, request.items, names, prefixItems)
-    return { body: `${encoding.envelopes.open(request, anthropicEnvelope)}"messages":${messages.text}}`, warnings: [] }
+    return { body: encoding.envelopes.body(request, anthropicEnvelope, "messages", messages.text), warnings: [] }
   }
   const { settings, warnings } = resolveAnthropicSettings(request)
   const history = anthropicMessages(request.items, names, prefixItems)

@@ -34,8 +34,8 @@ export const buildGeminiRequest = (
   if (encoding !== undefined) {
     // The history goes last, after an envelope printed once per config, tools and prompt (`envelope-cache.ts`).
     const contents = cachedGeminiContents(encoding.fragments, encoding.snapshots, request.items, names)
-    const open = encoding.envelopes.open(request, (r) => jsonBody(envelopeFields(r, resolveGeminiSettings(r, endpoint).settings, toolSchemas, toolNames(r.tools, "gemini"))))
-    return { body: `${open}"contents":${contents.text}}`, warnings: [] }
+    const envelope = (r: Request): string => jsonBody(envelopeFields(r, resolveGeminiSettings(r, endpoint).settings, toolSchemas, toolNames(r.tools, "gemini")))
+    return { body: encoding.envelopes.body(request, envelope, "contents", contents.text), warnings: [] }
   }
   const { settings, warnings } = resolveGeminiSettings(request, endpoint)
   const history = geminiContents(request.items, names)

@@ -358,7 +358,7 @@ const chatScheme = (options: OpenAiChatOptions, history: History, envelopes?: En
       const names = toolNames(request.tools, "openai-chat")
       const messages = history(request, names, echoReasoning)
       // With the cache, the history goes last after an envelope printed once per config, tools and prompt.
-      if (envelopes !== undefined && isRawJson(messages)) return `${envelopes.open(request, printedEnvelope)}"messages":${messages.text}}`
+      if (envelopes !== undefined && isRawJson(messages)) return envelopes.body(request, printedEnvelope, "messages", messages.text)
       const body = envelopeFields(request, names)
       body["messages"] = messages
       return jsonBody(body)

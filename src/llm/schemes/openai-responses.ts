@@ -165,7 +165,7 @@ const responsesScheme = (history: (items: ReadonlyArray<Item>, names: Names) => 
     const names = toolNames(request.tools, "openai-responses")
     const input = history(request.items, names)
     // With the cache, the history goes last after an envelope printed once per config, tools and prompt.
-    if (envelopes !== undefined && isRawJson(input)) return `${envelopes.open(request, printedEnvelope)}"input":${input.text}}`
+    if (envelopes !== undefined && isRawJson(input)) return envelopes.body(request, printedEnvelope, "input", input.text)
     return jsonBody({ ...envelopeFields(request, names), input })
   }
 })
