@@ -35,8 +35,11 @@ export interface CacheReport {
   readonly locked: { readonly prefixBytes: number; readonly intact: boolean } | undefined
 }
 
-/** The locked prefix's bytes, kept out of the public `LockedPrefix` so that no caller can alter what is verified. */
-const lockedBytes = new WeakMap<LockedPrefix, Uint8Array>()
+/**
+ * The locked prefix's bytes and their 4-byte word view (made once, for the check on every request), kept out of the
+ * public `LockedPrefix` so that no caller can alter what is verified.
+ */
+const lockedBytes = new WeakMap<LockedPrefix, { readonly bytes: Uint8Array; readonly words: Uint32Array }>()
 
 const utf8 = new TextEncoder()
 
@@ -91,17 +94,17 @@ export const takeLock = (
     prefixBytes,
     onViolation
   })
-  lockedBytes.set(lock, withUser.slice(0, prefixBytes))
+  // A copy starts at offset 0 of its own buffer, so its word view always exists.
+  const bytes = withUser.slice(0, prefixBytes)
+  lockedBytes.set(lock, { bytes, words: new Uint32Array(bytes.buffer, 0, prefixBytes >>> 2) })
   return lock
 }
 
 export const prefixIntact = (lock: LockedPrefix, body: Uint8Array): boolean => {
-  const prefix = lockedBytes.get(lock)
+  const prefix = lockedBytes.get(lock)?.bytes
   return prefix !== undefined && body.length >= prefix.length && commonPrefixLength(prefix, body) === prefix.length
 }
 
-/** The locked prefix's bytes and their word view, for the tracker's check on every request. */
-const lockedWords = new WeakMap<LockedPrefix, Uint32Array>()
 
 /**
  * UTF-8 bytes of a request body, written into a buffer that is reused request after request: a fresh
@@ -165,12 +168,7 @@ export class RequestBytesTracker {
   /** `prefixIntact` on the buffer, without a view per request. */
   #intact(lock: LockedPrefix, body: BodyBuffer): boolean {
     const prefix = lockedBytes.get(lock)
-    if (prefix === undefined || body.length < prefix.length) return false
-    let words = lockedWords.get(lock)
-    if (words === undefined) {
-      words = new Uint32Array(prefix.buffer, 0, prefix.length >>> 2)
-      lockedWords.set(lock, words)
-    }
-    return prefixLength(prefix, words, body.bytes, body.words, prefix.length) === prefix.length
+    if (prefix === undefined || body.length < prefix.bytes.length) return false
+    return prefixLength(prefix.bytes, prefix.words, body.bytes, body.words, prefix.bytes.length) === prefix.bytes.length
   }
 }
