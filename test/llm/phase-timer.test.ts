@@ -114,3 +114,53 @@ describe("PhaseTimer", () => {
     expect(phases.expiredPhase).toBeUndefined()
   })
 })
+
+/**
+ * On real time: reads served from queued data run in one stretch of microtasks, during which no Node timer runs.
+ * A phase whose deadline passes in such a stretch must still expire, at the next pause or read.
+ */
+describe("PhaseTimer when the event loop never reaches its timers", () => {
+  const busy = (ms: number): void => {
+    const until = performance.now() + ms
+    while (performance.now() < until) {
+      // a read loop that never yields to the timer phase
+    }
+  }
+
+  it("a pause after the deadline expires the phase instead of keeping nothing left of it", () => {
+    const controller = new AbortController()
+    const phases = new PhaseTimer(controller)
+    phases.start("idle", 20)
+    busy(30)
+    phases.pause()
+    expect(phases.expiredPhase).toEqual({ phase: "idle", afterMs: 20 })
+    expect(controller.signal.aborted).toBe(true)
+    // Nothing is left paused to resume.
+    phases.resume()
+    phases.dispose()
+  })
+
+  it("a read after the deadline expires the running phase; before it, nothing happens", () => {
+    const controller = new AbortController()
+    const phases = new PhaseTimer(controller)
+    phases.start("first_event", 40)
+    phases.expireIfOverdue()
+    expect(controller.signal.aborted).toBe(false)
+    busy(50)
+    phases.expireIfOverdue()
+    expect(phases.expiredPhase).toEqual({ phase: "first_event", afterMs: 40 })
+    expect(controller.signal.aborted).toBe(true)
+    phases.dispose()
+  })
+
+  it("a paused phase is not expired by a read", () => {
+    const controller = new AbortController()
+    const phases = new PhaseTimer(controller)
+    phases.start("idle", 20)
+    phases.pause()
+    busy(30)
+    phases.expireIfOverdue()
+    expect(controller.signal.aborted).toBe(false)
+    phases.dispose()
+  })
+})

@@ -357,6 +357,8 @@ async function* runAttempt(
         throw failure
       }
       if (chunk.done) break
+      // A read served from queued data never lets the phase's Node timer run (see `expireIfOverdue`).
+      timer.expireIfOverdue()
       let messages
       try {
         messages = sse.feed(text.decode(chunk.value))

@@ -109,9 +109,31 @@ export class PhaseTimer {
    */
   pause(): void {
     if (this.state !== "running") return
-    this.remaining = Math.max(0, this.at - performance.now())
+    const left = this.at - performance.now()
     this.stop()
-    this.state = "paused"
+    if (left <= 0) this.#fireOverdue()
+    else {
+      this.remaining = left
+      this.state = "paused"
+    }
+  }
+
+  /**
+   * Expires the running phase now if its deadline has passed though its Node timer has not run. Reads that settle
+   * from data already queued never yield to the event loop's timer phase, so a server flooding keep-alives faster
+   * than the client reads them would otherwise hold a phase open for as long as it keeps writing; the transport
+   * asks after every read.
+   */
+  expireIfOverdue(): void {
+    if (this.state === "running" && performance.now() >= this.at) {
+      this.stop()
+      this.#fireOverdue()
+    }
+  }
+
+  #fireOverdue(): void {
+    this.state = "off"
+    this.fire({ phase: this.phase, afterMs: this.afterMs })
   }
 
   /** Continues a paused phase with the time it had left; nothing if none is paused. */
