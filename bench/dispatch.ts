@@ -37,6 +37,7 @@ import { IsolationPool, defineIsolatedTool } from "#internal/isolation/index"
 import { executeBatch } from "#internal/worker/tool-execution"
 import { ownedOutputItem, toOutputItem } from "#internal/worker/tool-outcome"
 import { benchCore } from "./support/worker-core.ts"
+import { cancellable } from "./support/cancellable-floor.ts"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
 import { type Compared, clockName, compareOps } from "./support/timing.ts"
 
@@ -181,6 +182,65 @@ const baseline = (): Contender => {
       return JSON.stringify(await handler({ city, days: days as number | undefined }))
     }
   }
+}
+
+/** The baseline's checks, for the floor row below (the baseline keeps its own inline copy, as it always had). */
+const weatherArgs = (raw: string): WeatherArgs => {
+  const args: unknown = JSON.parse(raw)
+  if (typeof args !== "object" || args === null || Array.isArray(args)) throw new Error("not an object")
+  const record = args as Record<string, unknown>
+  for (const key in record) if (key !== "city" && key !== "days") throw new Error(`${key}: not allowed`)
+  const city = record["city"]
+  if (typeof city !== "string") throw new Error("city: expected string")
+  const days = record["days"]
+  if (days !== undefined && !(Number.isInteger(days) && (days as number) >= 1 && (days as number) <= 14)) {
+    throw new Error("days: expected integer 1..14")
+  }
+  return { city, days: days as number | undefined }
+}
+
+/**
+ * The floor of a cancellable call (decision 0086): the baseline plus the least a call needs so that its signal
+ * ends it at once even when the handler ignores the signal — what the Worker's path guarantees. The call's own
+ * promise, settled by the first of the handler's settling and the signal's abort; the signal watched per call
+ * (bench/support/cancellable-floor.ts: the cheapest correct way of those measured). Its ratio is the part of the
+ * 1.3× budget that cancellation itself takes. Checked before timing: an abort ends it while the handler hangs.
+ */
+const cancellableFloor = (
+  signal: AbortSignal = new AbortController().signal,
+  handler: (args: WeatherArgs) => Promise<unknown> = forecast
+): Contender => {
+  const handlers = new Map<string, (args: WeatherArgs) => Promise<unknown>>([["weather", handler]])
+  return {
+    label: "floor: the baseline made cancellable (own promise: first of the handler and the signal's abort)",
+    schema: "hand-written",
+    call: (raw) => {
+      let running: Promise<unknown>
+      try {
+        const handle = handlers.get("weather")
+        if (handle === undefined) throw new Error("unknown tool")
+        running = handle(weatherArgs(raw))
+      } catch (thrown) {
+        return Promise.reject(thrown)
+      }
+      return cancellable(signal, running)
+    }
+  }
+}
+
+/** The floor row must really be cancellable: an abort ends its call at once while the handler never settles. */
+const verifyCancellable = async (): Promise<void> => {
+  const controller = new AbortController()
+  const floor = cancellableFloor(controller.signal, () => new Promise<never>(() => undefined))
+  let state = "pending"
+  floor.call(VALID).then(
+    () => (state = "resolved"),
+    () => (state = "rejected")
+  )
+  await null
+  controller.abort()
+  for (let tick = 0; tick < 3; tick++) await null
+  if (state !== "rejected") throw new Error(`${floor.label}: an abort did not end a call whose handler ignores it (${state})`)
 }
 
 const serverWith = (parameters: typeof zodArgs | typeof effectArgs | typeof rawArgs): ToolServerHandle => {
@@ -362,6 +422,7 @@ const verify = async (contender: Contender, valid = VALID, invalid = INVALID, ex
 }
 
 const isOurs = (c: Contender): boolean => c.label.startsWith("llm-worker")
+const isFloor = (c: Contender): boolean => c.label.startsWith("floor")
 
 const main = async (): Promise<void> => {
   printHeader("Dispatch: raw JSON arguments → typed call → output text")
@@ -372,6 +433,7 @@ const main = async (): Promise<void> => {
   // The in-process contenders, then the heavy ones, each group in interleaved rounds with the baseline (see the header).
   const light: ReadonlyArray<Contender> = [
     base,
+    cancellableFloor(),
     ours("Effect Schema", effectArgs),
     ours("zod 4", zodArgs),
     ours("raw JSON Schema", rawArgs),
@@ -385,6 +447,7 @@ const main = async (): Promise<void> => {
   const heavy: ReadonlyArray<Contender> = [base, isolated(pool), await effectAi(), mcpContender]
   const contenders: ReadonlyArray<Contender> = [...light, ...heavy.slice(1)]
   for (const contender of contenders) await verify(contender)
+  await verifyCancellable()
   const timedOf = (c: Contender): (() => unknown) => c.timed ?? (() => c.call(VALID))
   const lightResults = await compareOps(light.map(timedOf))
   const heavyResults = await compareOps(heavy.map(timedOf))
@@ -411,10 +474,12 @@ const main = async (): Promise<void> => {
       "Times are medians over interleaved rounds; ratios are per-round p50 ratios to the baseline, median and range. " +
       "Every row is timed the same way, its input built once outside the timed region. The last " +
       `${heavy.length - 1} rows (70–300 µs per call) are measured in interleaved rounds of their own with the baseline ` +
-      "and compared with the baseline of those rounds."
+      "and compared with the baseline of those rounds. The floor row is the baseline made cancellable by hand (its own " +
+      "promise, settled by the first of the handler and the signal's abort, checked to end a hanging call at once): " +
+      "its ratio is the part of the budget that cancellation itself needs."
   )
 
-  const peers = measured.filter(({ c }) => !isOurs(c) && c !== contenders[0])
+  const peers = measured.filter(({ c }) => !isOurs(c) && !isFloor(c) && c !== contenders[0])
   const fastestPeer = peers.reduce((a, b) => (b.t.ratio < a.t.ratio ? b : a))
   console.log("\nTarget: within 1.3× of the baseline and ahead of every peer.\n")
   // The isolated row is there to show what a thread hop costs next to in-process calls, not to meet the target.
@@ -426,6 +491,14 @@ const main = async (): Promise<void> => {
         `${t.ratio < fastestPeer.t.ratio ? "ahead of" : "BEHIND"} the fastest peer (${fastestPeer.c.label.split(":")[0]}, ` +
         `${(t.ratio / fastestPeer.t.ratio).toFixed(2)}× its time)` +
         (vsSame === "" ? "" : `; against peers on the same schema library: ${vsSame}`)
+    )
+  }
+  const floor = measured.find(({ c }) => isFloor(c))
+  if (floor !== undefined) {
+    const workerRows = measured.filter(({ c }) => c.label.includes("Worker tool path"))
+    console.log(
+      `- ${floor.c.label}: ${floor.t.ratio.toFixed(2)}× baseline — what cancellation alone takes of the 1.3× budget; ` +
+        `the Worker rows are ${workerRows.map(({ t }) => `${(t.ratio / floor.t.ratio).toFixed(2)}×`).join(", ")} the floor`
     )
   }
 }
