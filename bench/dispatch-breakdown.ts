@@ -124,7 +124,7 @@ const main = async (): Promise<void> => {
   const noDecisions = new Map()
   const workerPath = async (item: typeof toOutputItem): Promise<string> => {
     const end = await executeBatch(core, batch, noDecisions, signal, offered)
-    const outcome = end.kind === "done" ? end.outcomes[0] : undefined
+    const outcome = end.kind === "sole" ? end.outcome : end.kind === "done" ? end.outcomes[0] : undefined
     if (outcome === undefined) throw new Error("no outcome")
     return item(outcome).output
   }

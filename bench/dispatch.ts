@@ -299,7 +299,7 @@ const workerPath = (
   // `owned` builds the history's own frozen item instead, as the turn loop does (`ownedOutputItem`).
   const run = async (calls: ReadonlyArray<FunctionCallItem>): Promise<string> => {
     const end = await executeBatch(core, calls, noDecisions, signal, offered)
-    const outcome = end.kind === "done" && end.error === undefined ? end.outcomes[0] : undefined
+    const outcome = end.kind === "paused" || end.error !== undefined ? undefined : end.kind === "sole" ? end.outcome : end.outcomes[0]
     if (outcome === undefined || outcome.isError) throw new Error(outcome?.output ?? "no outcome")
     return (owned ? ownedOutputItem(outcome) : toOutputItem(outcome)).output
   }

@@ -23,10 +23,10 @@ import {
 } from "../tool-server/tool-server.ts"
 import { describeSafely } from "./describe-safely.ts"
 import type { PreparedArguments } from "./prepared-arguments.ts"
-import type { BatchEnd } from "./tool-execution.ts"
+import type { BatchEnd, SoleEnd } from "./tool-execution.ts"
 import { type ToolOutcome, cancelledOutcome } from "./tool-outcome.ts"
 import type { WorkerCore } from "./worker-core.ts"
-import { cancelledBy } from "./worker-error.ts"
+import { type WorkerError, cancelledBy } from "./worker-error.ts"
 
 /**
  * Running a batch's calls against the run's signal, once the hooks (if any) have decided which run: the
@@ -315,15 +315,24 @@ export const soleCall = (core: WorkerCore, call: FunctionCallItem, entry: ToolEn
   return promise
 }
 
+/** A sole call's outcome until it has one (never seen: the batch's promise resolves only after it is set). */
+const UNSET: ToolOutcome = Object.freeze({ callId: "", name: "", status: "error", output: "", isError: true })
+
 /**
- * One sole call in flight. A class that is its own abort watch: the call allocates this object, the tool's
- * context and the two handlers on the tool's promise — no watch record, no closure for the abort or the span.
- * The first of the tool's settling and the run's abort ends it; the other finds it over.
+ * One sole call in flight, and then its batch's end. A class that is its own abort watch and its own `SoleEnd`:
+ * the call allocates this object, the tool's context and the two handlers on the tool's promise — no watch
+ * record, no closure for the abort or the span, no end record or outcomes array (decision 0086). The first of
+ * the tool's settling and the run's abort ends it; the other finds it over.
  */
-class SoleCall implements AbortWatch {
+class SoleCall implements AbortWatch, SoleEnd {
   prev: AbortWatch | undefined = undefined
   next: AbortWatch | undefined = undefined
   list: WatchList | undefined = undefined
+  readonly kind = "sole"
+  /** Set once, when the call ends (before the batch's promise resolves with this call as its end). */
+  outcome: ToolOutcome = UNSET
+  /** The run's cancellation, when its signal ended the call (the outcome stands; the run ends after recording it). */
+  error: WorkerError | undefined = undefined
   readonly #core: WorkerCore
   readonly #call: FunctionCallItem
   readonly #entry: ToolEntry
@@ -331,6 +340,7 @@ class SoleCall implements AbortWatch {
   readonly #signal: AbortSignal
   #resolve: ((end: BatchEnd) => void) | undefined
   #trace: ToolTrace | undefined = undefined
+  #typed = false
 
   constructor(core: WorkerCore, call: FunctionCallItem, entry: ToolEntry, maxBytes: number, signal: AbortSignal, resolve: (end: BatchEnd) => void) {
     this.#core = core
@@ -362,33 +372,39 @@ class SoleCall implements AbortWatch {
     const entry = this.#entry
     const meta = entry.meta
     const typed = isTypedTool(entry.tool)
+    this.#typed = typed
     let running: Promise<unknown>
     try {
-      // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-      running = Promise.resolve(startToolUnrendered(entry.tool, typed, args, { callId: call.callId, signal: this.#signal, meta }))
+      const started = startToolUnrendered(entry.tool, typed, args, { callId: call.callId, signal: this.#signal, meta })
+      // Promise.resolve only for what is not a native promise: a tool written in plain JavaScript may return a bare string.
+      running = started instanceof Promise ? started : Promise.resolve(started)
     } catch (thrown) {
       return failedSafely(call, meta, this.#core.settings.maxToolOutputBytes, executionError(call.name, thrown, this.#maxBytes))
     }
-    running.then(
-      (output: unknown) => this.#fulfilled(typed, output),
-      (thrown: unknown) => this.#rejected(typed, thrown)
-    )
+    // Bound methods: two small objects, where two closures need a context as well (decision 0086).
+    running.then(this.#fulfilled.bind(this), this.#rejected.bind(this))
     return undefined
   }
 
-  #fulfilled(typed: boolean, output: unknown): void {
+  #fulfilled(output: unknown): void {
     if (this.#resolve === undefined) return
-    this.#end(calledOutcome(this.#call, this.#entry.meta, this.#core.settings.maxToolOutputBytes, typed, output, this.#maxBytes))
+    this.#end(calledOutcome(this.#call, this.#entry.meta, this.#core.settings.maxToolOutputBytes, this.#typed, output, this.#maxBytes))
   }
 
-  #rejected(typed: boolean, thrown: unknown): void {
+  #rejected(thrown: unknown): void {
     if (this.#resolve === undefined) return
     const call = this.#call
-    this.#end(failedSafely(call, this.#entry.meta, this.#core.settings.maxToolOutputBytes, asCallError(call.name, calledFailure(typed, thrown), this.#maxBytes)))
+    this.#end(failedSafely(call, this.#entry.meta, this.#core.settings.maxToolOutputBytes, asCallError(call.name, calledFailure(this.#typed, thrown), this.#maxBytes)))
   }
 
-  /** The run's signal aborted (called by the signal's watch list, once). */
+  /**
+   * The run's signal aborted (called by the signal's watch list, once). The only way a call ends while the signal
+   * is aborted: the abort runs every joined watch at once, and this call joined before its tool started, so a
+   * tool's settling (a microtask later) or a synchronous failure of its start finds the call over by then.
+   */
   run(): void {
+    if (this.#resolve === undefined) return
+    this.error = cancelledBy(this.#signal)
     this.#end(cancelledCall(this.#call))
   }
 
@@ -402,8 +418,8 @@ class SoleCall implements AbortWatch {
     this.#resolve = undefined
     unwatchAbort(this)
     endTrace(this.#trace, outcome)
-    const signal = this.#signal
-    resolve(signal.aborted ? { kind: "done", outcomes: [outcome], error: cancelledBy(signal) } : { kind: "done", outcomes: [outcome] })
+    this.outcome = outcome
+    resolve(this)
   }
 }
 

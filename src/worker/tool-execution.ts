@@ -25,7 +25,22 @@ export type PendingDecision =
  */
 export type BatchEnd =
   | { readonly kind: "done"; readonly outcomes: ReadonlyArray<ToolOutcome>; readonly error?: WorkerError }
+  | SoleEnd
   | { readonly kind: "paused"; readonly reason: string; readonly decisions: ReadonlyMap<string, PendingDecision> }
+
+/**
+ * The end of a batch of one call that ran on its own (`soleCall`): its one outcome, without an outcomes array
+ * (the usual batch; the call in flight is its own end, decision 0086). `error` as for "done".
+ */
+export interface SoleEnd {
+  readonly kind: "sole"
+  readonly outcome: ToolOutcome
+  readonly error: WorkerError | undefined
+}
+
+/** A finished batch's outcomes, one per call in model order, whichever form it ended in. */
+export const batchOutcomes = (end: Exclude<BatchEnd, { readonly kind: "paused" }>): ReadonlyArray<ToolOutcome> =>
+  end.kind === "sole" ? [end.outcome] : end.outcomes
 
 
 /**

@@ -72,13 +72,21 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
     // Results go right after the batch's last call, not at the end: items added while the run was paused (or a
     // history set with unanswered calls) must not separate calls from their results, which providers refuse.
     const at = afterLastCall(core.history, calls)
-    const outputs = end.outcomes.map((outcome) => ownedOutputItem(outcome))
     // Usually the batch's calls end the history and the results are appended; otherwise the history is rebuilt
     // around them (not `splice(at, 0, ...outputs)`: a response may carry thousands of calls, too many for call
     // arguments).
-    if (at === core.history.length) for (const output of outputs) core.history.push(output)
-    else core.history = [...core.history.slice(0, at), ...outputs, ...core.history.slice(at)]
-    for (const outcome of end.outcomes) core.hub.emit({ type: "tool_result", outcome })
+    if (end.kind === "sole") {
+      // The usual batch, one call: no arrays on the way (decision 0086).
+      const output = ownedOutputItem(end.outcome)
+      if (at === core.history.length) core.history.push(output)
+      else core.history = [...core.history.slice(0, at), output, ...core.history.slice(at)]
+      core.hub.emit({ type: "tool_result", outcome: end.outcome })
+    } else {
+      const outputs = end.outcomes.map((outcome) => ownedOutputItem(outcome))
+      if (at === core.history.length) for (const output of outputs) core.history.push(output)
+      else core.history = [...core.history.slice(0, at), ...outputs, ...core.history.slice(at)]
+      for (const outcome of end.outcomes) core.hub.emit({ type: "tool_result", outcome })
+    }
     if (end.error !== undefined) throw end.error
   }
 

@@ -14,7 +14,7 @@ import { registerDefinitions } from "../../src/tool-server/registration.ts"
 import { ToolServer } from "../../src/tool-server/tool-server.ts"
 import { ToolTimeout } from "../../src/tool-server/tool-server-error.ts"
 import { prepareArguments } from "../../src/worker/prepared-arguments.ts"
-import { type BatchEnd, executeBatch, executeWithHooks } from "../../src/worker/tool-execution.ts"
+import { type BatchEnd, batchOutcomes, executeBatch, executeWithHooks } from "../../src/worker/tool-execution.ts"
 import { type WorkerCore, makeCore } from "../../src/worker/worker-core.ts"
 import { collectUnhandledRejections } from "../support/unhandled-rejections.ts"
 
@@ -173,9 +173,9 @@ const drive = async (
   await new Promise((resolve) => setImmediate(resolve))
   const ended = end as BatchEnd
   const shown =
-    ended.kind === "done"
+    ended.kind !== "paused"
       ? {
-          outcomes: ended.outcomes,
+          outcomes: batchOutcomes(ended),
           error: ended.error === undefined ? undefined : { tag: ended.error._tag, message: ended.error.message, cause: ended.error.cause }
         }
       : ended
