@@ -367,8 +367,9 @@ const callWatched = (entry: ToolEntry, callId: string, args: CallArguments, sign
   const typed = isTypedTool(entry.tool)
   let running: Promise<unknown>
   try {
-    // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-    running = Promise.resolve(startToolUnrendered(entry.tool, typed, args, { callId, signal, meta: entry.meta }))
+    const started = startToolUnrendered(entry.tool, typed, args, { callId, signal, meta: entry.meta })
+    // Promise.resolve only for what is not a native promise: a tool written in plain JavaScript may return a bare string.
+    running = started instanceof Promise ? started : Promise.resolve(started)
   } catch (thrown) {
     return Promise.reject(executionError(name, thrown, maxBytes))
   }
@@ -409,10 +410,8 @@ class WatchedCall implements AbortWatch {
 
   attach(running: Promise<unknown>): void {
     joinAbort(this.#signal, this)
-    running.then(
-      (output: unknown) => this.#fulfilled(output),
-      (thrown: unknown) => this.#rejected(thrown)
-    )
+    // Bound methods: two small objects, where two closures need a context as well (decision 0086).
+    running.then(this.#fulfilled.bind(this), this.#rejected.bind(this))
   }
 
   #rejected(thrown: unknown): void {
