@@ -417,7 +417,9 @@ class SoleCall implements AbortWatch, SoleEnd {
     if (resolve === undefined) return
     this.#resolve = undefined
     unwatchAbort(this)
-    endTrace(this.#trace, outcome)
+    // The untraced worker's span is the no-op one: nothing to end.
+    const trace = this.#trace
+    if (trace !== NO_TOOL_TRACE) endTrace(trace, outcome)
     this.outcome = outcome
     resolve(this)
   }

@@ -65,7 +65,7 @@ export const prepareArguments = (core: WorkerCore, schema: JsonSchema, text: str
   // tools that were sent strict (a non-strict tool's schema forbids that null, and the decoder must say so).
   // The restore only ever drops a `null`: text without one anywhere (not even inside a string) is the value as
   // parsed, already bounded by the depth check above, and needs no walk.
-  if (text.includes("null") && core.client.scheme.startsWith("openai") && usesOpenAiStrictMode(schema)) {
+  if (core.client.scheme.startsWith("openai") && text.includes("null") && usesOpenAiStrictMode(schema)) {
     let restored: ParsedArguments
     try {
       restored = restoreStrictArguments(schema, parsed, { maxDepth }) as ParsedArguments
