@@ -103,6 +103,35 @@ describe("PhaseTimer", () => {
     expect(controller.signal.aborted).toBe(true)
   })
 
+  it("a phase restarted before its timer runs expires at its new deadline, not the old one", () => {
+    const { controller, phases } = timer()
+    phases.start("idle", 100)
+    vi.advanceTimersByTime(60)
+    phases.pause()
+    phases.start("idle", 100) // due at 160; the timer set for 100 is kept and re-checks then
+    vi.advanceTimersByTime(99)
+    expect(controller.signal.aborted).toBe(false)
+    vi.advanceTimersByTime(2)
+    expect(phases.expiredPhase).toEqual({ phase: "idle", afterMs: 100 })
+  })
+
+  it("reading on and on sets about one Node timer per phase length, not one per read", () => {
+    const setTimer = vi.spyOn(globalThis, "setTimeout")
+    const { controller, phases } = timer()
+    phases.start("idle", 100)
+    // 2,000 reads, 0.5 ms apart: each pauses for its batch and restarts the idle phase in full.
+    for (let read = 0; read < 2000; read++) {
+      vi.advanceTimersByTime(0.5)
+      phases.pause()
+      phases.start("idle", 100)
+    }
+    expect(controller.signal.aborted).toBe(false)
+    expect(setTimer.mock.calls.length).toBeLessThanOrEqual(1000 / 100 + 2)
+    vi.advanceTimersByTime(101)
+    expect(phases.expiredPhase).toEqual({ phase: "idle", afterMs: 100 })
+    setTimer.mockRestore()
+  })
+
   it("dispose() ends a paused phase too", () => {
     const { controller, phases } = timer()
     phases.start("idle", 10)

@@ -45,18 +45,24 @@ export interface ExpiredPhase {
  * fire and remember which deadline it was, so the resulting abort is reported as an `LlmTimeout` rather than a
  * network failure.
  *
- * The transport starts or resumes the phase before every read and pauses it before every batch of events, so
- * each of those is one `setTimeout` or `clearTimeout` and nothing else: the phase lives in plain fields and the
- * Node timer always calls the same bound callback, where an object per state and a closure per timer cost three
- * times the Node timer itself (decision 0083).
+ * The transport starts or resumes the phase before every read and pauses it before every batch of events. Those
+ * calls only read the clock: the phase's deadline lives in plain fields, and the one Node timer behind it is kept
+ * through pauses and restarts as long as it is due no later than the deadline. When it runs it expires the phase
+ * only if the deadline has come; if the phase was restarted meanwhile it is set again for what is left, and if the
+ * phase is paused it is dropped (`resume()` sets one again). A stream that keeps reading therefore costs about one
+ * Node timer per phase length instead of a `setTimeout` and a `clearTimeout` per read (decision 0087). Reads
+ * served from queued data never let a Node timer run, so `pause()` and `expireIfOverdue()` expire an overdue phase
+ * themselves (decision 0083, amended).
  */
 export class PhaseTimer {
+  /** The pending Node timer, due at `timerAt` (`performance.now()` time), at or before the deadline `at`. */
   private timer: ReturnType<typeof setTimeout> | undefined
+  private timerAt = 0
   private totalTimer: ReturnType<typeof setTimeout> | undefined
   private expired: ExpiredPhase | undefined
   /**
-   * `running`: `timer` is set and the phase expires at `at`; `paused`: no timer, `remaining` ms are left of it;
-   * `off`: no phase deadline.
+   * `running`: the phase expires at `at`, and `timer` is set; `paused`: `remaining` ms are left of it (a Node
+   * timer may still be pending: it does nothing when it runs); `off`: no phase deadline.
    */
   private state: "off" | "running" | "paused" = "off"
   private phase: TimeoutPhase = "headers"
@@ -65,6 +71,13 @@ export class PhaseTimer {
   private remaining = 0
   private readonly onPhaseTimer = (): void => {
     this.timer = undefined
+    if (this.state !== "running") return
+    const left = this.at - performance.now()
+    // Node's timer clock counts whole milliseconds and may run a timer up to one early: that is the deadline.
+    if (left > 1) {
+      this.setTimer(left)
+      return
+    }
     this.state = "off"
     this.fire({ phase: this.phase, afterMs: this.afterMs })
   }
@@ -89,9 +102,11 @@ export class PhaseTimer {
 
   /** Starts `phase` afresh: its whole `ms` from now. */
   start(phase: TimeoutPhase, ms: number): void {
-    this.stop()
-    this.state = "off"
-    if (!Number.isFinite(ms)) return
+    if (!Number.isFinite(ms)) {
+      this.stop()
+      this.state = "off"
+      return
+    }
     this.phase = phase
     this.afterMs = ms
     this.arm(ms)
@@ -99,8 +114,20 @@ export class PhaseTimer {
 
   private arm(inMs: number): void {
     this.state = "running"
-    this.at = performance.now() + inMs
+    const now = performance.now()
+    this.at = now + inMs
+    // A pending timer due before the new deadline re-checks it when it runs; a later one is replaced.
+    if (this.timer !== undefined) {
+      if (this.timerAt <= this.at) return
+      clearTimeout(this.timer)
+    }
     this.timer = setTimeout(this.onPhaseTimer, inMs)
+    this.timerAt = now + inMs
+  }
+
+  private setTimer(inMs: number): void {
+    this.timer = setTimeout(this.onPhaseTimer, inMs)
+    this.timerAt = performance.now() + inMs
   }
 
   /**
@@ -110,9 +137,10 @@ export class PhaseTimer {
   pause(): void {
     if (this.state !== "running") return
     const left = this.at - performance.now()
-    this.stop()
-    if (left <= 0) this.#fireOverdue()
-    else {
+    if (left <= 0) {
+      this.stop()
+      this.#fireOverdue()
+    } else {
       this.remaining = left
       this.state = "paused"
     }
