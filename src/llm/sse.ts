@@ -63,8 +63,6 @@ class IncrementalSse implements SseParser {
   private eventId: string | undefined
   /** The id messages carry: the last `id:` of an event that became a message. */
   private lastEventId: string | undefined
-  /** The last event name read, handed out again for the next event of the same name. */
-  private lastName: string | undefined
   /** The previous chunk ended with CR: an LF starting this one completes that CRLF. */
   private afterCr = false
   private first = true
@@ -199,17 +197,9 @@ class IncrementalSse implements SseParser {
     }
   }
 
-  /**
-   * The event name in `text` from `start` to `end` (none when empty). A stream repeats a few names: the one before
-   * is handed out again when it matches, rather than a fresh string per event.
-   */
+  /** The event name in `text` from `start` to `end` (none when empty). */
   private nameAt(text: string, start: number, end: number): string | undefined {
-    if (start === end) return undefined
-    const last = this.lastName
-    if (last !== undefined && last.length === end - start && text.startsWith(last, start)) return last
-    const name = text.slice(start, end)
-    this.lastName = name
-    return name
+    return start === end ? undefined : text.slice(start, end)
   }
 
   /** The blank line: the event read so far becomes a message, if it had data. */

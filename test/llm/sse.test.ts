@@ -134,7 +134,7 @@ describe("createSseParser", () => {
     expect(parseSseText("data: c\r\r")).toEqual([{ event: "message", data: "c" }])
   })
 
-  it("joins a line cut over many reads, and reads a name like the one before it afresh", () => {
+  it("joins a line cut over many reads, and reads each event name afresh", () => {
     const parser = createSseParser()
     const pieces = ["event: content_", "block_", "delta\ndata: {\"a\"", ":", "1", "}\n", "\n"]
     expect(pieces.flatMap((piece) => [...parser.feed(piece)])).toEqual([{ event: "content_block_delta", data: '{"a":1}' }])
