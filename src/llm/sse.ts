@@ -24,6 +24,7 @@ export interface SseParser {
 
 const BOM = 0xfeff
 const LF = 10
+const CR = 13
 const COLON = 58
 const SPACE = 32
 
@@ -36,6 +37,13 @@ const isDataLine = (text: string, at: number): boolean =>
   text.charCodeAt(at + 2) === 116 &&
   text.charCodeAt(at + 3) === 97 &&
   text.charCodeAt(at + 4) === COLON
+
+/** Where the first line end (CR or LF) at or after `from` is, or -1. */
+const firstLineEnd = (text: string, from: number): number => {
+  const lf = text.indexOf("\n", from)
+  const cr = text.indexOf("\r", from)
+  return cr === -1 ? lf : lf === -1 || cr < lf ? cr : lf
+}
 
 /** Whether the line at `at` starts with `event:`. */
 const isEventLine = (text: string, at: number): boolean =>
@@ -85,14 +93,9 @@ class IncrementalSse implements SseParser {
       if (chunk.charCodeAt(from) === LF) from++
     }
     if (this.parts !== undefined || this.pending !== "") {
-      if (chunk.indexOf("\n", from) === -1 && chunk.indexOf("\r", from) === -1) return this.queue(from === 0 ? chunk : chunk.slice(from))
-      const head = this.parts === undefined ? this.pending : this.parts.join("")
-      this.parts = undefined
-      this.partsLength = 0
-      this.pending = ""
-      // One concatenation: the line end's search below flattens it once.
-      chunk = head + (from === 0 ? chunk : chunk.slice(from))
-      from = 0
+      const end = firstLineEnd(chunk, from)
+      if (end === -1) return this.queue(from === 0 ? chunk : chunk.slice(from))
+      from = this.cutLine(chunk, from, end)
     }
     this.lines(chunk, from)
     if (this.pending.length + this.data.length > this.maxEventChars) return this.overflow()
@@ -149,22 +152,55 @@ class IncrementalSse implements SseParser {
       }
       if (end === start) this.dispatch()
       else if (isDataLine(text, start)) {
-        const value = text.slice(text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end)
-        // The usual event, one data line and the blank line after it, becomes its message at once.
-        if (this.dataLines === 0 && text.charCodeAt(next) === LF) {
-          this.emit(value)
-          this.eventName = undefined
-          this.eventId = undefined
-          next++
-        } else {
-          this.data = this.dataLines === 0 ? value : `${this.data}\n${value}`
-          this.dataLines++
-        }
+        if (this.data_(text.slice(text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end), text.charCodeAt(next) === LF)) next++
       } else if (isEventLine(text, start)) this.eventName = this.nameAt(text, text.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6, end)
       else this.field(text, start, end)
       start = next
     }
     if (start < text.length) this.pending = text.slice(start)
+  }
+
+  /**
+   * The line the pending text began, which `chunk` ends at `end` (its CR or LF); returns where the rest of the
+   * chunk starts. A data line's value is joined from its two pieces without reading the joined text: JSON.parse
+   * flattens it in one copy, where a search or a slice of the joined text would first flatten head and chunk
+   * together (a runtime call and a copy of the whole read, on every read a line was cut by).
+   */
+  private cutLine(chunk: string, from: number, end: number): number {
+    const head = this.parts === undefined ? this.pending : this.parts.join("")
+    this.parts = undefined
+    this.partsLength = 0
+    this.pending = ""
+    let next = end + 1
+    if (chunk.charCodeAt(end) === CR) {
+      if (next === chunk.length) this.afterCr = true
+      else if (chunk.charCodeAt(next) === LF) next++
+    }
+    if (head.length > 5 && isDataLine(head, 0)) {
+      const value = (head.charCodeAt(5) === SPACE ? head.slice(6) : head.slice(5)) + chunk.slice(from, end)
+      if (this.data_(value, chunk.charCodeAt(next) === LF)) next++
+      return next
+    }
+    // Any other line (short, or not data): read whole.
+    const line = head + chunk.slice(from, end)
+    this.lines(`${line}\n`, 0)
+    return next
+  }
+
+  /**
+   * One data line's value. The usual event, one data line and the blank line after it (`blankNext`), becomes its
+   * message at once; returns whether it did (the caller then skips that blank line).
+   */
+  private data_(value: string, blankNext: boolean): boolean {
+    if (this.dataLines === 0 && blankNext) {
+      this.emit(value)
+      this.eventName = undefined
+      this.eventId = undefined
+      return true
+    }
+    this.data = this.dataLines === 0 ? value : `${this.data}\n${value}`
+    this.dataLines++
+    return false
   }
 
   /** A line other than `data:` and a blank one: `event`, `id`, `data` without a colon, a comment, or ignored. */
