@@ -91,6 +91,14 @@ const neutralGeminiUsage = (usage: GeminiUsageMetadata): Usage => {
   )
 }
 
+const NO_FIELDS: object = Object.freeze({})
+
+/** Whether plain objects inherit an enumerable property (a polluted `Object.prototype`), which for…in would list. */
+const inheritsEnumerable = (): boolean => {
+  for (const _key in NO_FIELDS) return true
+  return false
+}
+
 /**
  * Each chunk's usageMetadata is a snapshot of the counts so far; some chunks carry only `trafficType`. Later
  * non-null fields win, so such a chunk does not erase the counts. Gemini sends usage with every chunk, so the
@@ -101,13 +109,22 @@ const neutralGeminiUsage = (usage: GeminiUsageMetadata): Usage => {
 const mergeUsage = (fields: Map<string, unknown> | undefined, next: unknown): Map<string, unknown> | undefined => {
   if (typeof next !== "object" || next === null || Array.isArray(next)) return fields
   const merged = fields ?? new Map<string, unknown>()
-  for (const key of Object.keys(next)) {
-    const value = (next as Record<string, unknown>)[key]
+  const source = next as Record<string, unknown>
+  if (inheritsEnumerable()) {
+    for (const key of Object.keys(source)) {
+      const value = source[key]
+      if (value !== null && value !== undefined) merged.set(key, value)
+    }
+    return merged
+  }
+  // for…in reads a parsed object's own keys in Object.keys order from V8's enum cache: no key array, and no
+  // keyed lookup per field by a key that differs from field to field (this runs on every chunk, decision 0088).
+  for (const key in source) {
+    const value = source[key]
     if (value !== null && value !== undefined) merged.set(key, value)
   }
   return merged
 }
-
 
 const parseChunk = (message: SseMessage): GeminiStreamChunk => {
   try {
