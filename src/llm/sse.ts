@@ -38,13 +38,6 @@ const isDataLine = (text: string, at: number): boolean =>
   text.charCodeAt(at + 3) === 97 &&
   text.charCodeAt(at + 4) === COLON
 
-/** Where the first line end (CR or LF) at or after `from` is, or -1. */
-const firstLineEnd = (text: string, from: number): number => {
-  const lf = text.indexOf("\n", from)
-  const cr = text.indexOf("\r", from)
-  return cr === -1 ? lf : lf === -1 || cr < lf ? cr : lf
-}
-
 /** Whether the line at `at` starts with `event:`. */
 const isEventLine = (text: string, at: number): boolean =>
   text.charCodeAt(at) === 101 &&
@@ -92,12 +85,17 @@ class IncrementalSse implements SseParser {
       this.afterCr = false
       if (chunk.charCodeAt(from) === LF) from++
     }
+    // Whether the chunk may hold a CR: most streams have none, and a search that found none needs no repeating.
+    let mayHaveCr = true
     if (this.parts !== undefined || this.pending !== "") {
-      const end = firstLineEnd(chunk, from)
+      const lf = chunk.indexOf("\n", from)
+      const cr = chunk.indexOf("\r", from)
+      const end = cr === -1 ? lf : lf === -1 || cr < lf ? cr : lf
       if (end === -1) return this.queue(from === 0 ? chunk : chunk.slice(from))
+      mayHaveCr = cr !== -1
       from = this.cutLine(chunk, from, end)
     }
-    this.lines(chunk, from)
+    this.lines(chunk, from, mayHaveCr)
     if (this.pending.length + this.data.length > this.maxEventChars) return this.overflow()
     const out = this.batch
     if (out === undefined) return NOTHING
@@ -136,10 +134,10 @@ class IncrementalSse implements SseParser {
    * and CR are each searched for again only once passed, so a chunk is scanned in linear time whatever mix of
    * line ends it holds.
    */
-  private lines(text: string, from: number): void {
+  private lines(text: string, from: number, mayHaveCr: boolean): void {
     let start = from
     let lf = text.indexOf("\n", start)
-    let cr = text.indexOf("\r", start)
+    let cr = mayHaveCr ? text.indexOf("\r", start) : -1
     for (;;) {
       if (lf !== -1 && lf < start) lf = text.indexOf("\n", start)
       if (cr !== -1 && cr < start) cr = text.indexOf("\r", start)
@@ -183,7 +181,7 @@ class IncrementalSse implements SseParser {
     }
     // Any other line (short, or not data): read whole.
     const line = head + chunk.slice(from, end)
-    this.lines(`${line}\n`, 0)
+    this.lines(`${line}\n`, 0, false)
     return next
   }
 
