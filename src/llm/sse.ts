@@ -5,17 +5,19 @@ import type { SseMessage } from "./scheme.ts"
  * An incremental SSE parser (the WHATWG `EventSource` line rules) that hands each read's completed messages back
  * as one batch. Feed text chunks as they arrive. `retry:` directives are ignored: providers do not use them and
  * reconnection is the transport's decision. Comments (keep-alives) never become messages; unknown fields are
- * ignored, as the spec says. An event without a name is a `message`; `id` is the last event id seen, as in
- * `EventSource`. A leading byte order mark is stripped once, for callers that feed text they decoded themselves.
+ * ignored, as the spec says. An event without a name is a `message`; `id` is the last `id:` of an event that
+ * became a message (as the parser this one replaced reported it). A CR ends its line at once, even at the end of
+ * a chunk; an LF starting the next chunk completes that CRLF. A leading byte order mark is stripped once, for
+ * callers that feed text they decoded themselves.
  *
  * The pending event (its data so far plus an unfinished line) is bounded by `maxEventChars`: a runaway event or
  * a line that never ends throws `LlmLimitExceeded` instead of growing the buffer. The bound is checked after
  * every chunk, so the error's `seen` is `maxEventChars + 1`; after it the parser refuses further input.
  *
- * Written for the stream's per-read path (decision 0088; it replaced `eventsource-parser`, decision 0070): a
- * line cut by a read is joined to the next read by one concatenation (a read without a line end is only queued,
- * so a line that never ends costs linear time), a one-line `data:` event becomes its message without an
- * intermediate object, and a read that completes nothing returns a shared empty batch.
+ * Written for the stream's per-read path (decision 0088; it replaced `eventsource-parser`, decision 0070): a data
+ * line cut by a read is joined from its two pieces only (a read without a line end is queued, so a line that
+ * never ends costs linear time), a one-line `data:` event becomes its message without an intermediate object,
+ * and a read that completes nothing returns a shared empty batch.
  */
 export interface SseParser {
   /** Parses a chunk and returns the messages it completed (possibly none). */
@@ -150,7 +152,7 @@ class IncrementalSse implements SseParser {
       }
       if (end === start) this.dispatch()
       else if (isDataLine(text, start)) {
-        if (this.data_(text.slice(text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end), text.charCodeAt(next) === LF)) next++
+        if (this.dataValue(text.slice(text.charCodeAt(start + 5) === SPACE ? start + 6 : start + 5, end), text.charCodeAt(next) === LF)) next++
       } else if (isEventLine(text, start)) this.eventName = this.nameAt(text, text.charCodeAt(start + 6) === SPACE ? start + 7 : start + 6, end)
       else this.field(text, start, end)
       start = next
@@ -176,7 +178,7 @@ class IncrementalSse implements SseParser {
     }
     if (head.length > 5 && isDataLine(head, 0)) {
       const value = (head.charCodeAt(5) === SPACE ? head.slice(6) : head.slice(5)) + chunk.slice(from, end)
-      if (this.data_(value, chunk.charCodeAt(next) === LF)) next++
+      if (this.dataValue(value, chunk.charCodeAt(next) === LF)) next++
       return next
     }
     // Any other line (short, or not data): read whole.
@@ -189,7 +191,7 @@ class IncrementalSse implements SseParser {
    * One data line's value. The usual event, one data line and the blank line after it (`blankNext`), becomes its
    * message at once; returns whether it did (the caller then skips that blank line).
    */
-  private data_(value: string, blankNext: boolean): boolean {
+  private dataValue(value: string, blankNext: boolean): boolean {
     if (this.dataLines === 0 && blankNext) {
       this.emit(value)
       this.eventName = undefined
@@ -213,12 +215,9 @@ class IncrementalSse implements SseParser {
       case "event":
         this.eventName = this.nameAt(text, valueStart, end)
         return
-      case "data": {
-        const value = text.slice(valueStart, end)
-        this.data = this.dataLines === 0 ? value : `${this.data}\n${value}`
-        this.dataLines++
+      case "data":
+        this.dataValue(text.slice(valueStart, end), false)
         return
-      }
       case "id": {
         const value = text.slice(valueStart, end)
         // The spec ignores an id with a NUL in it.
