@@ -1,7 +1,69 @@
+import { createParser } from "eventsource-parser"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import type { SseMessage } from "../../src/llm/scheme.ts"
 import { createSseParser, parseSseText } from "../../src/llm/sse.ts"
 import { cutText } from "../support/cut.ts"
+
+/**
+ * The reference: the parser this one replaced (decision 0088), `eventsource-parser` behind the wrapper decision
+ * 0070 described — an unnamed event is `message`, `id` is the last id of an event that became a message, a leading
+ * BOM is stripped once.
+ */
+const referenceMessages = (text: string): ReadonlyArray<SseMessage> => {
+  const messages: Array<SseMessage> = []
+  let lastEventId: string | undefined
+  const parser = createParser({
+    onEvent: (event) => {
+      if (event.id !== undefined) lastEventId = event.id
+      const name = event.event ?? "message"
+      messages.push(lastEventId === undefined ? { event: name, data: event.data } : { event: name, data: event.data, id: lastEventId })
+    }
+  })
+  parser.feed(text.startsWith("\uFEFF") ? text.slice(1) : text)
+  return messages
+}
+
+/** Every kind of line a provider, a proxy or a hostile server may send, each without its line end. */
+const anyLine = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ maxLength: 12 }).map((s) => `data: ${s.replace(/[\r\n]/g, "")}`) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 8 }).map((s) => `data:${s.replace(/[\r\n]/g, "")}`) },
+  { weight: 3, arbitrary: fc.constant("") },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      ": ping",
+      ":",
+      "event: delta",
+      "event: content_block_delta",
+      "event:",
+      "event: ",
+      "event",
+      "event:x",
+      "data",
+      "data: ",
+      "data:  two spaces",
+      "data: a: b",
+      "id: 3",
+      "id:4",
+      "id",
+      "id: ",
+      "id: a\u0000b",
+      "retry: 5",
+      "retry: x",
+      "foo: bar",
+      "foo",
+      "Data: case",
+      " data: leading space",
+      "\uFEFFdata: bom inside"
+    )
+  }
+)
+const anyEol = fc.constantFrom("\n", "\r\n", "\r")
+/** A document of those lines with any line ends, optionally after a BOM; it ends with a line the reference reads whole. */
+const anyDocument = fc
+  .tuple(fc.boolean(), fc.array(fc.tuple(anyLine, anyEol), { maxLength: 40 }))
+  .map(([bom, lines]) => `${bom ? "\uFEFF" : ""}${lines.map(([line, eol]) => line + eol).join("")}: end\n`)
 
 const feedAll = (chunks: ReadonlyArray<string>, max?: number) => {
   const parser = createSseParser(max)
@@ -49,6 +111,39 @@ describe("createSseParser", () => {
       }),
       { numRuns: 300 }
     )
+  })
+
+  it("gives the messages of the parser it replaced, whole or cut into any reads (property)", () => {
+    fc.assert(
+      fc.property(anyDocument, fc.array(fc.nat(), { maxLength: 12 }), (text, cuts) => {
+        const expected = referenceMessages(text)
+        expect(parseSseText(text)).toEqual(expected)
+        expect(feedAll(cutText(text, cuts))).toEqual(expected)
+      }),
+      { numRuns: 1000 }
+    )
+  })
+
+  it("ends a line at a CR that ends a read, and takes an LF starting the next read as that CRLF's", () => {
+    const parser = createSseParser()
+    expect(parser.feed("data: a\r")).toEqual([])
+    expect(parser.feed("\r")).toEqual([{ event: "message", data: "a" }])
+    expect(parser.feed("\ndata: b\r")).toEqual([])
+    expect(parser.feed("\n\r\n")).toEqual([{ event: "message", data: "b" }])
+    // A stream that ends on a CR has ended its line: the event is complete (the spec's CR line end).
+    expect(parseSseText("data: c\r\r")).toEqual([{ event: "message", data: "c" }])
+  })
+
+  it("joins a line cut over many reads, and reads each event name afresh", () => {
+    const parser = createSseParser()
+    const pieces = ["event: content_", "block_", "delta\ndata: {\"a\"", ":", "1", "}\n", "\n"]
+    expect(pieces.flatMap((piece) => [...parser.feed(piece)])).toEqual([{ event: "content_block_delta", data: '{"a":1}' }])
+    expect(parseSseText("event: delta\ndata: 1\n\nevent: delta\ndata: 2\n\nevent: delt\ndata: 3\n\nevent: deltas\ndata: 4\n\n").map((m) => m.event)).toEqual([
+      "delta",
+      "delta",
+      "delt",
+      "deltas"
+    ])
   })
 
   it("refuses a runaway event and a line that never ends with LlmLimitExceeded, and stays refused", () => {

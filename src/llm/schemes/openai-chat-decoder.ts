@@ -10,7 +10,7 @@ import { startedEvent } from "../response-meta.ts"
 import { ResponseCallIds } from "./call-ids.ts"
 import { BlockTracker } from "./openai-block-tracker.ts"
 import { CHAT_USAGE, usageEvent } from "./openai-usage.ts"
-import { codeField, isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
+import { codeField, isRecord, parseDataObject, stringField } from "./openai-wire.ts"
 import type { JsonRecord } from "./openai-wire.ts"
 
 const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
@@ -101,11 +101,16 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
   }
 
   const toolDelta = (call: JsonRecord, position: number, out: Array<Event>) => {
-    const wireIndex = numberField(call, "index") ?? position
-    const id = stringField(call, "id") || undefined
-    const fn = recordField(call, "function")
-    const name = fn === undefined ? undefined : stringField(fn, "name")
-    const args = fn === undefined ? undefined : stringField(fn, "arguments")
+    // Fields read by name, as in `choiceDelta`.
+    const wireIndexField = call["index"]
+    const wireIndex = typeof wireIndexField === "number" && Number.isFinite(wireIndexField) ? wireIndexField : position
+    const idField = call["id"]
+    const id = typeof idField === "string" && idField !== "" ? idField : undefined
+    const fn = call["function"]
+    const nameField = isRecord(fn) ? fn["name"] : undefined
+    const name = typeof nameField === "string" ? nameField : undefined
+    const argsField = isRecord(fn) ? fn["arguments"] : undefined
+    const args = typeof argsField === "string" ? argsField : undefined
     let slot = slots.get(wireIndex)
     // A new id, or a second name without an id, at an index already in use: a server reusing index 0 per call.
     const anotherCall = slot !== undefined && (id !== undefined ? id !== slot.wireId : name !== undefined && name !== "" && slot.name !== "")
@@ -149,10 +154,31 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     blocks.stopAll(out, stopReason)
   }
 
+  /**
+   * One choice's delta. Its fields are read by name here, not through `stringField`: a helper reading every key
+   * of every chunk is one megamorphic lookup per field, and this runs on every chunk (decision 0088).
+   */
+  const choiceDelta = (delta: JsonRecord, out: Array<Event>) => {
+    const reasoningContent = delta["reasoning_content"]
+    const reasoning = typeof reasoningContent === "string" ? reasoningContent : delta["reasoning"]
+    if (typeof reasoning === "string" && reasoning !== "") textDelta("thinking", reasoning, out)
+    const content = delta["content"]
+    if (typeof content === "string" && content !== "") textDelta("text", content, out)
+    const refusal = delta["refusal"]
+    if (typeof refusal === "string" && refusal !== "") textDelta("text", refusal, out)
+    const calls = delta["tool_calls"]
+    if (Array.isArray(calls)) {
+      for (let i = 0; i < calls.length; i++) {
+        const call: unknown = calls[i]
+        if (isRecord(call)) toolDelta(call, i, out)
+      }
+    }
+  }
+
   const chunk = (record: JsonRecord, out: Array<Event>) => {
     // Read before the error branch: OpenRouter sends the failure and the usage it billed in one chunk.
-    const usage = recordField(record, "usage")
-    if (usage !== undefined) lastUsage = usage
+    const usage = record["usage"]
+    if (isRecord(usage)) lastUsage = usage
     const error = record["error"]
     if (error !== undefined) {
       const detail = isRecord(error) ? error : {}
@@ -166,26 +192,13 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     }
     const choices = record["choices"]
     if (Array.isArray(choices)) {
-      for (const choice of choices) {
+      for (let c = 0; c < choices.length; c++) {
+        const choice: unknown = choices[c]
         if (!isRecord(choice)) continue
-        const delta = recordField(choice, "delta")
-        if (delta !== undefined) {
-          const reasoning = stringField(delta, "reasoning_content") ?? stringField(delta, "reasoning")
-          if (reasoning !== undefined && reasoning !== "") textDelta("thinking", reasoning, out)
-          const content = stringField(delta, "content")
-          if (content !== undefined && content !== "") textDelta("text", content, out)
-          const refusal = stringField(delta, "refusal")
-          if (refusal !== undefined && refusal !== "") textDelta("text", refusal, out)
-          const calls = delta["tool_calls"]
-          if (Array.isArray(calls)) {
-            for (let i = 0; i < calls.length; i++) {
-              const call: unknown = calls[i]
-              if (isRecord(call)) toolDelta(call, i, out)
-            }
-          }
-        }
-        const reason = stringField(choice, "finish_reason")
-        if (reason !== undefined) finish(reason, out)
+        const delta = choice["delta"]
+        if (isRecord(delta)) choiceDelta(delta, out)
+        const reason = choice["finish_reason"]
+        if (typeof reason === "string") finish(reason, out)
       }
     }
   }

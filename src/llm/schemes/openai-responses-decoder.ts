@@ -348,10 +348,16 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
   }
 
   const handle = (record: JsonRecord, type: string, out: Array<Event>) => {
-    const outputIndex = numberField(record, "output_index") ?? 0
-    const contentIndex = numberField(record, "content_index") ?? 0
-    const text = stringField(record, "delta") ?? ""
-    const response = recordField(record, "response")
+    // The fields every event may have, read by name: through `numberField` & co. each is a megamorphic lookup,
+    // and this runs on every event (decision 0088).
+    const outputIndexField = record["output_index"]
+    const outputIndex = typeof outputIndexField === "number" && Number.isFinite(outputIndexField) ? outputIndexField : 0
+    const contentIndexField = record["content_index"]
+    const contentIndex = typeof contentIndexField === "number" && Number.isFinite(contentIndexField) ? contentIndexField : 0
+    const delta = record["delta"]
+    const text = typeof delta === "string" ? delta : ""
+    const responseField = record["response"]
+    const response = isRecord(responseField) ? responseField : undefined
     switch (type) {
       case "error": {
         // Reported at once (a transient code may be retried before content), but the response ends with the
@@ -467,7 +473,8 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
         fail("invalid_response", `responses event is not a JSON object: ${message.data.slice(0, 200)}`, out)
         return out
       }
-      handle(record, stringField(record, "type") ?? message.event, out)
+      const type = record["type"]
+      handle(record, typeof type === "string" ? type : message.event, out)
       return out
     },
     end() {

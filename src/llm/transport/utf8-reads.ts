@@ -64,7 +64,9 @@ export const createUtf8Reads = (): Utf8Reads => {
         input.set(bytes, carry.length)
         carry = undefined
       }
-      const complete = completeLength(input)
+      // A read ending in ASCII (nearly every read of a JSON stream) is whole; the look back is for the others.
+      const last = input.length - 1
+      const complete = last < 0 || (input[last] as number) < 0x80 ? input.length : completeLength(input)
       if (complete < input.length) {
         carry = input.slice(complete)
         input = input.subarray(0, complete)
