@@ -10,7 +10,7 @@ import { startedEvent } from "../response-meta.ts"
 import { ResponseCallIds } from "./call-ids.ts"
 import { BlockTracker } from "./openai-block-tracker.ts"
 import { CHAT_USAGE, usageEvent } from "./openai-usage.ts"
-import { codeField, isRecord, parseDataObject, stringField } from "./openai-wire.ts"
+import { asFiniteNumber, asString, codeField, isRecord, parseDataObject, stringField } from "./openai-wire.ts"
 import type { JsonRecord } from "./openai-wire.ts"
 
 const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
@@ -102,15 +102,11 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
 
   const toolDelta = (call: JsonRecord, position: number, out: Array<Event>) => {
     // Fields read by name, as in `choiceDelta`.
-    const wireIndexField = call["index"]
-    const wireIndex = typeof wireIndexField === "number" && Number.isFinite(wireIndexField) ? wireIndexField : position
-    const idField = call["id"]
-    const id = typeof idField === "string" && idField !== "" ? idField : undefined
+    const wireIndex = asFiniteNumber(call["index"]) ?? position
+    const id = asString(call["id"]) || undefined
     const fn = call["function"]
-    const nameField = isRecord(fn) ? fn["name"] : undefined
-    const name = typeof nameField === "string" ? nameField : undefined
-    const argsField = isRecord(fn) ? fn["arguments"] : undefined
-    const args = typeof argsField === "string" ? argsField : undefined
+    const name = isRecord(fn) ? asString(fn["name"]) : undefined
+    const args = isRecord(fn) ? asString(fn["arguments"]) : undefined
     let slot = slots.get(wireIndex)
     // A new id, or a second name without an id, at an index already in use: a server reusing index 0 per call.
     const anotherCall = slot !== undefined && (id !== undefined ? id !== slot.wireId : name !== undefined && name !== "" && slot.name !== "")

@@ -6,7 +6,7 @@ import type { ToolNameMap } from "../../schema/tool-names.ts"
 import { ResponseCallIds } from "./call-ids.ts"
 import { BlockTracker } from "./openai-block-tracker.ts"
 import { RESPONSES_USAGE, usageEvent } from "./openai-usage.ts"
-import { codeField, isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
+import { asFiniteNumber, asString, codeField, isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
 import type { JsonRecord } from "./openai-wire.ts"
 
 const INCOMPLETE_REASONS: Readonly<Record<string, StopReason>> = {
@@ -350,12 +350,9 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
   const handle = (record: JsonRecord, type: string, out: Array<Event>) => {
     // The fields every event may have, read by name: through `numberField` & co. each is a megamorphic lookup,
     // and this runs on every event (decision 0088).
-    const outputIndexField = record["output_index"]
-    const outputIndex = typeof outputIndexField === "number" && Number.isFinite(outputIndexField) ? outputIndexField : 0
-    const contentIndexField = record["content_index"]
-    const contentIndex = typeof contentIndexField === "number" && Number.isFinite(contentIndexField) ? contentIndexField : 0
-    const delta = record["delta"]
-    const text = typeof delta === "string" ? delta : ""
+    const outputIndex = asFiniteNumber(record["output_index"]) ?? 0
+    const contentIndex = asFiniteNumber(record["content_index"]) ?? 0
+    const text = asString(record["delta"]) ?? ""
     const responseField = record["response"]
     const response = isRecord(responseField) ? responseField : undefined
     switch (type) {
@@ -473,8 +470,7 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
         fail("invalid_response", `responses event is not a JSON object: ${message.data.slice(0, 200)}`, out)
         return out
       }
-      const type = record["type"]
-      handle(record, typeof type === "string" ? type : message.event, out)
+      handle(record, asString(record["type"]) ?? message.event, out)
       return out
     },
     end() {

@@ -37,10 +37,16 @@ export const parseDataObject = (data: string): JsonRecord | undefined => {
   }
 }
 
-export const stringField = (record: JsonRecord, key: string): string | undefined => {
-  const value = record[key]
-  return typeof value === "string" ? value : undefined
-}
+/**
+ * A field's value when it is a string / a finite number. The decoders' per-chunk paths read the field by name
+ * at the call site and pass its value here: a helper that also does the keyed read (`stringField`, …) is one
+ * megamorphic lookup per field on every chunk (decision 0088).
+ */
+export const asString = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+export const asFiniteNumber = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) ? value : undefined
+
+export const stringField = (record: JsonRecord, key: string): string | undefined => asString(record[key])
 
 /** An error `code`, which compatible servers send as a string (`"rate_limit_exceeded"`) or a number (`502`). */
 export const codeField = (record: JsonRecord, key: string): string | undefined => {
@@ -48,10 +54,7 @@ export const codeField = (record: JsonRecord, key: string): string | undefined =
   return typeof value === "string" ? value : typeof value === "number" && Number.isFinite(value) ? String(value) : undefined
 }
 
-export const numberField = (record: JsonRecord, key: string): number | undefined => {
-  const value = record[key]
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined
-}
+export const numberField = (record: JsonRecord, key: string): number | undefined => asFiniteNumber(record[key])
 
 export const recordField = (record: JsonRecord, key: string): JsonRecord | undefined => {
   const value = record[key]
