@@ -38,10 +38,6 @@ export interface SoleEnd {
   readonly error: WorkerError | undefined
 }
 
-/** A finished batch's outcomes, one per call in model order, whichever form it ended in. */
-export const batchOutcomes = (end: Exclude<BatchEnd, { readonly kind: "paused" }>): ReadonlyArray<ToolOutcome> =>
-  end.kind === "sole" ? [end.outcome] : end.outcomes
-
 
 /**
  * Function calls in `history` that have no output yet, in history order. Each output answers one call: the

@@ -14,7 +14,8 @@ import { registerDefinitions } from "../../src/tool-server/registration.ts"
 import { ToolServer } from "../../src/tool-server/tool-server.ts"
 import { ToolTimeout } from "../../src/tool-server/tool-server-error.ts"
 import { prepareArguments } from "../../src/worker/prepared-arguments.ts"
-import { type BatchEnd, batchOutcomes, executeBatch, executeWithHooks } from "../../src/worker/tool-execution.ts"
+import { type BatchEnd, executeBatch, executeWithHooks } from "../../src/worker/tool-execution.ts"
+import type { ToolOutcome } from "../../src/worker/tool-outcome.ts"
 import { type WorkerCore, makeCore } from "../../src/worker/worker-core.ts"
 import { collectUnhandledRejections } from "../support/unhandled-rejections.ts"
 
@@ -55,6 +56,10 @@ interface Scenario {
   /** The Worker's depth bound above the codec's (64): the codec's own bound must still refuse deeper arguments. */
   readonly deepLimit: boolean
 }
+
+/** A finished batch's outcomes, one per call in model order, whichever form it ended in (a sole call's or a batch's). */
+const batchOutcomes = (end: Exclude<BatchEnd, { readonly kind: "paused" }>): ReadonlyArray<ToolOutcome> =>
+  end.kind === "sole" ? [end.outcome] : end.outcomes
 
 const REASON = { why: "the user pressed stop" }
 
