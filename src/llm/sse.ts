@@ -162,12 +162,17 @@ class IncrementalSse implements SseParser {
 
   /**
    * The line the pending text began, which `chunk` ends at `end` (its CR or LF); returns where the rest of the
-   * chunk starts. A data line's value is joined from its two pieces without reading the joined text: JSON.parse
+   * chunk starts. A data line's value is joined from its pieces without reading the joined text: JSON.parse
    * flattens it in one copy, where a search or a slice of the joined text would first flatten head and chunk
-   * together (a runtime call and a copy of the whole read, on every read a line was cut by).
+   * together (a runtime call and a copy of the whole read, on every read a line was cut by). A data line that
+   * reads without a line end cut into more than two pieces (a line longer than a read, as with 256 B reads of
+   * OpenAI and Gemini chunks) is joined the same way from its first piece, the piece between and the end, so it
+   * too is copied once (decision 0090); more pieces between are joined first, so the value is never more than
+   * three pieces deep.
    */
   private cutLine(chunk: string, from: number, end: number): number {
-    const head = this.parts === undefined ? this.pending : this.parts.join("")
+    const parts = this.parts
+    const first = parts === undefined ? this.pending : (parts[0] as string)
     this.parts = undefined
     this.partsLength = 0
     this.pending = ""
@@ -176,13 +181,15 @@ class IncrementalSse implements SseParser {
       if (next === chunk.length) this.afterCr = true
       else if (chunk.charCodeAt(next) === LF) next++
     }
-    if (head.length > 5 && isDataLine(head, 0)) {
-      const value = (head.charCodeAt(5) === SPACE ? head.slice(6) : head.slice(5)) + chunk.slice(from, end)
+    if (first.length > 5 && isDataLine(first, 0)) {
+      let value = first.charCodeAt(5) === SPACE ? first.slice(6) : first.slice(5)
+      if (parts !== undefined) value += parts.length === 2 ? (parts[1] as string) : parts.slice(1).join("")
+      value += chunk.slice(from, end)
       if (this.dataValue(value, chunk.charCodeAt(next) === LF)) next++
       return next
     }
     // Any other line (short, or not data): read whole.
-    const line = head + chunk.slice(from, end)
+    const line = (parts === undefined ? first : parts.join("")) + chunk.slice(from, end)
     this.lines(`${line}\n`, 0, false)
     return next
   }

@@ -124,6 +124,25 @@ describe("createSseParser", () => {
     )
   })
 
+  it("joins a data line cut into any number of pieces without a line end as the reference reads it whole (property)", () => {
+    // Data lines longer than the reads, as OpenAI and Gemini chunks are with 256 B reads: a line then arrives as a
+    // head, pieces without any line end, and the read that ends it (decision 0090 joins them without a copy between).
+    const line = fc.oneof(
+      { weight: 4, arbitrary: fc.string({ minLength: 1, maxLength: 60 }).map((s) => `data: ${s.replace(/[\r\n]/g, "")}`) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 60 }).map((s) => `data:${s.replace(/[\r\n]/g, "")}`) },
+      { weight: 1, arbitrary: fc.constantFrom("", "event: delta", "id: 9", ": ping", "dat", "data") }
+    )
+    const doc = fc
+      .array(fc.tuple(line, anyEol), { maxLength: 12 })
+      .map((lines) => `${lines.map(([l, e]) => l + e).join("")}: end\n`)
+    fc.assert(
+      fc.property(doc, fc.array(fc.nat(), { maxLength: 80 }), (text, cuts) => {
+        expect(feedAll(cutText(text, cuts))).toEqual(referenceMessages(text))
+      }),
+      { numRuns: 500 }
+    )
+  })
+
   it("ends a line at a CR that ends a read, and takes an LF starting the next read as that CRLF's", () => {
     const parser = createSseParser()
     expect(parser.feed("data: a\r")).toEqual([])
