@@ -164,11 +164,10 @@ class IncrementalSse implements SseParser {
    * The line the pending text began, which `chunk` ends at `end` (its CR or LF); returns where the rest of the
    * chunk starts. A data line's value is joined from its pieces without reading the joined text: JSON.parse
    * flattens it in one copy, where a search or a slice of the joined text would first flatten head and chunk
-   * together (a runtime call and a copy of the whole read, on every read a line was cut by). A data line that
-   * reads without a line end cut into more than two pieces (a line longer than a read, as with 256 B reads of
-   * OpenAI and Gemini chunks) is joined the same way from its first piece, the piece between and the end, so it
-   * too is copied once (decision 0090); more pieces between are joined first, so the value is never more than
-   * three pieces deep.
+   * together (a runtime call and a copy of the whole read, on every read a line was cut by). A data line longer
+   * than a read (its head, a read without a line end, the read that ends it: OpenAI and Gemini chunks with 256 B
+   * reads) is joined the same way from those three pieces, so it too is copied once (decision 0090); several
+   * reads without a line end are joined first, so the value is never more than three pieces deep.
    */
   private cutLine(chunk: string, from: number, end: number): number {
     const parts = this.parts
