@@ -61,8 +61,8 @@ const main = async (): Promise<void> => {
     )
   }
   const bounded = defineTool({ name: "weather", description: "d", parameters: sources["raw JSON Schema"], execute: forecast }).codec as BoundedCodec<unknown>
-  await row("`codec.decodeWithin` (raw JSON Schema, bounds from the text: no second measure of the value)", () =>
-    bounded.decodeWithin(parsed, VALID.length, VALID.length)
+  await row("`codec.checkWithin` (raw JSON Schema, bounds from the text: no second measure of the value, no result record)", () =>
+    bounded.checkWithin(parsed, VALID.length, VALID.length)
   )
   await row("await the async handler", () => forecast({ city: "Lisbon", days: 3 }))
   await row("`JSON.stringify` of the result", () => JSON.stringify(output))

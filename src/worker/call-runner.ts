@@ -2,7 +2,7 @@ import type { FunctionCallItem } from "../llm/item.ts"
 import { anchorShapes } from "../llm/shape-anchor.ts"
 import { NO_TOOL_TRACE, type ToolTrace } from "../telemetry/worker-tracing.ts"
 import { type AbortWatch, type WatchList, joinAbort, unwatchAbort, watchAbort } from "../tool/abort-watch.ts"
-import { isTypedTool } from "../tool/define-tool.ts"
+import { executeParsedUnrendered, isTypedTool } from "../tool/define-tool.ts"
 import { limitOutput } from "../tool/output-limit.ts"
 import { describeThrown } from "../tool/tool-constructors.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
@@ -19,7 +19,7 @@ import {
   entryOf,
   executionError,
   outputText,
-  startToolUnrendered
+  startTool
 } from "../tool-server/tool-server.ts"
 import { describeSafely } from "./describe-safely.ts"
 import type { PreparedArguments } from "./prepared-arguments.ts"
@@ -196,7 +196,8 @@ class BatchRun {
     let running: Promise<unknown>
     try {
       // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-      running = Promise.resolve(startToolUnrendered(entry.tool, typed, args, { callId: call.callId, signal, meta: entry.meta }))
+      const context = { callId: call.callId, signal, meta: entry.meta }
+      running = typed ? executeParsedUnrendered(entry.tool, args, context) : Promise.resolve(startTool(entry.tool, args, context))
     } catch (thrown) {
       this.#early = failedSafely(call, meta, settings.maxToolOutputBytes, executionError(call.name, thrown, maxBytes))
       return STARTED
@@ -375,9 +376,15 @@ class SoleCall implements AbortWatch, SoleEnd {
     this.#typed = typed
     let running: Promise<unknown>
     try {
-      const started = startToolUnrendered(entry.tool, typed, args, { callId: call.callId, signal: this.#signal, meta })
-      // Promise.resolve only for what is not a native promise: a tool written in plain JavaScript may return a bare string.
-      running = started instanceof Promise ? started : Promise.resolve(started)
+      const context = { callId: call.callId, signal: this.#signal, meta }
+      if (typed) {
+        // The typed tool's one entry for a parsed call: check, handler, its value unrendered (decision 0089).
+        running = executeParsedUnrendered(entry.tool, args, context)
+      } else {
+        const started = startTool(entry.tool, args, context)
+        // Promise.resolve only for what is not a native promise: a tool written in plain JavaScript may return a bare string.
+        running = started instanceof Promise ? started : Promise.resolve(started)
+      }
     } catch (thrown) {
       return failedSafely(call, meta, this.#core.settings.maxToolOutputBytes, executionError(call.name, thrown, this.#maxBytes))
     }
