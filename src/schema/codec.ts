@@ -73,6 +73,14 @@ export interface ArgumentCodecOptions {
   readonly keptIssues?: number
 }
 
+/** The checker's refusal as a failed result (a module-level function: no closure per codec). */
+const failed = (failure: CheckFailure): DecodeFailure => ({
+  ok: false,
+  issues: failure.issues,
+  ...(failure.omittedIssues === 0 ? {} : { omittedIssues: failure.omittedIssues }),
+  ...(failure.stoppedEarly ? { stoppedEarly: true as const } : {})
+})
+
 /** Keeps at most `kept` issues of a library decoder's refusal, counting the rest. */
 const capIssues = <A>(result: DecodeResult<A>, kept: number): DecodeResult<A> => {
   if (result.ok || result.issues.length <= kept) return result
@@ -112,12 +120,6 @@ export const makeArgumentCodec = <S extends ArgumentSchema>(schema: S, options?:
     if (shape.depth > maxDepth) return tooDeep
     return checked(input, shape.size)
   }
-  const failed = (failure: CheckFailure): DecodeFailure => ({
-    ok: false,
-    issues: failure.issues,
-    ...(failure.omittedIssues === 0 ? {} : { omittedIssues: failure.omittedIssues }),
-    ...(failure.stoppedEarly ? { stoppedEarly: true as const } : {})
-  })
   const checked = (input: unknown, size: number): DecodeResult<InferArguments<S>> | Promise<DecodeResult<InferArguments<S>>> => {
     const failure = check(input, size)
     if (failure !== undefined) return failed(failure)
