@@ -13,7 +13,7 @@ import { ToolServer } from "#internal/tool-server/tool-server"
 import { Item } from "#internal/llm/item"
 import type { JsonSchema } from "#internal/schema/json-schema"
 import { prepareArguments } from "#internal/worker/prepared-arguments"
-import { executeBatch } from "#internal/worker/tool-execution"
+import { type BatchEnd, executeBatch, settleBatch } from "#internal/worker/tool-execution"
 import { ownedOutputItem, toOutputItem } from "#internal/worker/tool-outcome"
 import { benchCore } from "./support/worker-core.ts"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
@@ -61,8 +61,8 @@ const main = async (): Promise<void> => {
     )
   }
   const bounded = defineTool({ name: "weather", description: "d", parameters: sources["raw JSON Schema"], execute: forecast }).codec as BoundedCodec<unknown>
-  await row("`codec.decodeWithin` (raw JSON Schema, bounds from the text: no second measure of the value)", () =>
-    bounded.decodeWithin(parsed, VALID.length, VALID.length)
+  await row("`codec.checkWithin` (raw JSON Schema, bounds from the text: no second measure of the value, no result record)", () =>
+    bounded.checkWithin(parsed, VALID.length, VALID.length)
   )
   await row("await the async handler", () => forecast({ city: "Lisbon", days: 3 }))
   await row("`JSON.stringify` of the result", () => JSON.stringify(output))
@@ -122,21 +122,24 @@ const main = async (): Promise<void> => {
     return JSON.stringify(await handler({ city: args.city, days: args.days as number | undefined }))
   }
   const noDecisions = new Map()
-  const workerPath = async (item: typeof toOutputItem): Promise<string> => {
-    const end = await executeBatch(core, batch, noDecisions, signal, offered)
+  // The turn loop's way (decision 0089): the result recorded from within the batch (`settleBatch`), one promise awaited.
+  const settleWith = (item: typeof toOutputItem) => (end: BatchEnd): string => {
     const outcome = end.kind === "sole" ? end.outcome : end.kind === "done" ? end.outcomes[0] : undefined
     if (outcome === undefined) throw new Error("no outcome")
     return item(outcome).output
   }
+  const toItem = settleWith(toOutputItem)
+  const toOwned = settleWith(ownedOutputItem)
+  const workerPath = (settle: (end: BatchEnd) => string): Promise<string> => settleBatch(core, batch, noDecisions, signal, offered, settle)
   const allocations: Array<ReadonlyArray<string>> = []
   for (const [step, op] of [
     ["hand-written baseline (parse, check, await, stringify)", () => baseline(VALID)],
     ["`handle.callTool` (raw JSON Schema), no signal", () => handle.callTool("weather", VALID)],
     ["`handle.callTool` (raw JSON Schema), with `signal`", () => handle.callTool("weather", VALID, { signal })],
     ["`executeBatch`, one call, no hooks", () => executeBatch(core, batch, new Map(), signal, offered)],
-    // The whole Worker row of bench/dispatch.ts: the turn loop's `await` of the batch and the result item.
-    ["Worker path: `await executeBatch` → result item (`toOutputItem`)", () => workerPath(toOutputItem)],
-    ["Worker path: `await executeBatch` → the history's own item (`ownedOutputItem`)", () => workerPath(ownedOutputItem)]
+    // The whole Worker row of bench/dispatch.ts: the batch recorded as the turn loop records it, and the result item.
+    ["Worker path: `settleBatch` → result item (`toOutputItem`)", () => workerPath(toItem)],
+    ["Worker path: `settleBatch` → the history's own item (`ownedOutputItem`)", () => workerPath(toOwned)]
   ] as const) {
     allocations.push([step, `${Math.round(await bytesPerCall(op))} B`])
   }

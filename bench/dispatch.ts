@@ -34,7 +34,7 @@ import { defineTool } from "#internal/tool/define-tool"
 import { registerDefinitions } from "#internal/tool-server/registration"
 import { ToolServer, type ToolServerHandle } from "#internal/tool-server/tool-server"
 import { IsolationPool, defineIsolatedTool } from "#internal/isolation/index"
-import { executeBatch } from "#internal/worker/tool-execution"
+import { type BatchEnd, settleBatch } from "#internal/worker/tool-execution"
 import { ownedOutputItem, toOutputItem } from "#internal/worker/tool-outcome"
 import { benchCore } from "./support/worker-core.ts"
 import { cancellable } from "./support/cancellable-floor.ts"
@@ -274,8 +274,8 @@ const oursWithSignal = (): Contender => {
 
 /**
  * The Worker's whole per-call path for one call of a response, as the turn loop runs it: the decoder's function
- * call item → `executeBatch` (argument check and parse, once; PreToolCall hooks, none registered; the tool with
- * the run's signal and the output cap; PostToolCall hooks, none) → the result item for history. `executeBatch`
+ * call item → `settleBatch` (argument check and parse, once; PreToolCall hooks, none registered; the tool with
+ * the run's signal and the output cap; PostToolCall hooks, none) → the result item for history. `settleBatch`
  * is the very function `worker.run` calls per response. A batch of one call, so the batch bookkeeping is all
  * counted against that call. `openai-chat` adds the strict-mode restore (the tool is sent strict there).
  */
@@ -295,14 +295,16 @@ const workerPath = (
   // The decoder's output: a fresh call id per call, as a response has, for the checks; the timed call reuses one
   // item built outside the timed region, as the baseline reuses its argument text (see the header).
   const batch = (raw: string): ReadonlyArray<FunctionCallItem> => [Item.functionCall(`call_${++calls}`, "weather", raw)]
-  // What the turn loop does with a batch: await it, then map each outcome to its result item (`toOutputItem`);
-  // `owned` builds the history's own frozen item instead, as the turn loop does (`ownedOutputItem`).
-  const run = async (calls: ReadonlyArray<FunctionCallItem>): Promise<string> => {
-    const end = await executeBatch(core, calls, noDecisions, signal, offered)
+  // What the turn loop does with a batch: `settleBatch` with its recording of the results (`recordBatch`), which
+  // maps each outcome to its result item (`toOutputItem`; `owned` builds the history's own frozen item instead, as
+  // the turn loop does, `ownedOutputItem`). The turn loop awaits that one promise, as the timing loop does here;
+  // until decision 0089 it awaited the batch in a function of its own and recorded after, and this row did too.
+  const settle = (end: BatchEnd): string => {
     const outcome = end.kind === "paused" || end.error !== undefined ? undefined : end.kind === "sole" ? end.outcome : end.outcomes[0]
     if (outcome === undefined || outcome.isError) throw new Error(outcome?.output ?? "no outcome")
     return (owned ? ownedOutputItem(outcome) : toOutputItem(outcome)).output
   }
+  const run = (calls: ReadonlyArray<FunctionCallItem>): Promise<string> => settleBatch(core, calls, noDecisions, signal, offered, settle)
   const timedBatch = batch(VALID)
   return {
     label: `llm-worker Worker tool path (${scheme}): call item → hooks (none) → tool → result item${owned ? " owned by the history (`ownedOutputItem`)" : ""}`,

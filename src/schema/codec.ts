@@ -6,7 +6,7 @@ import { DEFAULT_MAX_JSON_DEPTH, measureValue, tooDeepMessage } from "./json-dep
 import type { JsonSchema } from "./json-schema.ts"
 import { normalizeJsonSchema, UnsupportedSchemaError } from "./normalize.ts"
 import { clip, DEFAULT_LISTED_ISSUES, DEFAULT_QUOTE_CHARS, quote } from "./quote.ts"
-import { compileJsonSchema, DEFAULT_FULL_CHECK_SIZE, DEFAULT_KEPT_ISSUES } from "./sources/ajv-validator.ts"
+import { type CheckFailure, compileJsonSchema, DEFAULT_FULL_CHECK_SIZE, DEFAULT_KEPT_ISSUES } from "./sources/ajv-validator.ts"
 import { type EffectArgumentSchema, fromEffect, isEffectSchema } from "./sources/effect.ts"
 import { isRawJsonSchema, type TypedJsonSchema } from "./sources/raw.ts"
 import type { SchemaSource } from "./sources/source.ts"
@@ -73,6 +73,14 @@ export interface ArgumentCodecOptions {
   readonly keptIssues?: number
 }
 
+/** The checker's refusal as a failed result (a module-level function: no closure per codec). */
+const failed = (failure: CheckFailure): DecodeFailure => ({
+  ok: false,
+  issues: failure.issues,
+  ...(failure.omittedIssues === 0 ? {} : { omittedIssues: failure.omittedIssues }),
+  ...(failure.stoppedEarly ? { stoppedEarly: true as const } : {})
+})
+
 /** Keeps at most `kept` issues of a library decoder's refusal, counting the rest. */
 const capIssues = <A>(result: DecodeResult<A>, kept: number): DecodeResult<A> => {
   if (result.ok || result.issues.length <= kept) return result
@@ -114,38 +122,46 @@ export const makeArgumentCodec = <S extends ArgumentSchema>(schema: S, options?:
   }
   const checked = (input: unknown, size: number): DecodeResult<InferArguments<S>> | Promise<DecodeResult<InferArguments<S>>> => {
     const failure = check(input, size)
-    if (failure !== undefined) {
-      return {
-        ok: false,
-        issues: failure.issues,
-        ...(failure.omittedIssues === 0 ? {} : { omittedIssues: failure.omittedIssues }),
-        ...(failure.stoppedEarly ? { stoppedEarly: true as const } : {})
-      }
-    }
+    if (failure !== undefined) return failed(failure)
     if (refine === undefined) return { ok: true, value: input as InferArguments<S> }
     const refined = refine(input)
     return refined instanceof Promise ? refined.then((r) => capIssues(r, keptIssues)) : capIssues(refined, keptIssues)
   }
   // The value's bounds, when its parser knew them, settle the depth check and the choice of checker as the
-  // measure would: the Worker's parse of the argument text (prepared-arguments.ts) counts both on the way.
-  const decodeWithin = (input: unknown, depthBound: number, sizeBound: number): DecodeResult<InferArguments<S>> | Promise<DecodeResult<InferArguments<S>>> =>
-    depthBound <= maxDepth && sizeBound <= fullCheckSize ? checked(input, sizeBound) : decode(input)
-  const codec: BoundedCodec<InferArguments<S>> = { jsonSchema: normalized, decode, decodeWithin }
+  // measure would: the Worker's parse of the argument text (prepared-arguments.ts) counts both on the way. The
+  // usual answer (the check passed, no library decode to run) is the input itself, with no result record.
+  const checkWithin = (input: unknown, depthBound: number, sizeBound: number): unknown => {
+    if (depthBound > maxDepth || sizeBound > fullCheckSize) return decode(input)
+    if (refine !== undefined) return checked(input, sizeBound)
+    const failure = check(input, sizeBound)
+    return failure === undefined ? input : failed(failure)
+  }
+  const codec: BoundedCodec<InferArguments<S>> = { jsonSchema: normalized, decode, checkWithin }
   return codec
 }
 
 /**
- * @internal A codec built by `makeArgumentCodec`, with the decode that skips measuring the value when the
- * caller vouches for upper bounds of its nesting depth and size (as `measureValue` counts them): it gives what
- * `decode` gives whenever the bounds hold (test/schema/codec-bounded.property.test.ts).
+ * @internal A codec built by `makeArgumentCodec`, with the check that skips measuring the value when the caller
+ * vouches for upper bounds of its nesting depth and size (as `measureValue` counts them). `checkWithin` answers
+ * the input itself (the very object) when `decode` would answer `{ ok: true, value: input }` — the usual call of
+ * a schema with no library decode — and otherwise what `decode` answers: a fresh result record, never the input
+ * (test/schema/codec-bounded.property.test.ts). One call where the typed tool used to take the result record
+ * apart (decision 0089).
  */
 export interface BoundedCodec<A> extends ArgumentCodec<A> {
-  readonly decodeWithin: (input: unknown, depthBound: number, sizeBound: number) => DecodeResult<A> | Promise<DecodeResult<A>>
+  readonly checkWithin: (input: unknown, depthBound: number, sizeBound: number) => unknown
 }
 
-/** @internal Whether `codec` offers `decodeWithin` (every codec `makeArgumentCodec` builds does). */
+/** @internal Whether `codec` offers `checkWithin` (every codec `makeArgumentCodec` builds does). */
 export const isBoundedCodec = <A>(codec: ArgumentCodec<A>): codec is BoundedCodec<A> =>
-  typeof (codec as Partial<BoundedCodec<A>>).decodeWithin === "function"
+  typeof (codec as Partial<BoundedCodec<A>>).checkWithin === "function"
+
+/**
+ * @internal What `checkWithin` answered, as the result `decode` gives: the input itself stands for
+ * `{ ok: true, value: input }`.
+ */
+export const asDecodeResult = <A>(input: unknown, answer: unknown): DecodeResult<A> | Promise<DecodeResult<A>> =>
+  answer === input ? { ok: true, value: input as A } : (answer as DecodeResult<A> | Promise<DecodeResult<A>>)
 
 /** A key shown bare in a path: identifier-like and short; anything else is quoted (bounded, escaped). */
 const BARE_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/

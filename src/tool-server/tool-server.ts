@@ -6,7 +6,7 @@ import { type AbortWatch, type WatchList, joinAbort, unwatchAbort, whenAborted }
 import { describeThrown } from "../tool/describe-thrown.ts"
 import { DEFAULT_TOOL_OUTPUT_BYTES, checkOutputLimit, limitOutput } from "../tool/output-limit.ts"
 import { toToolError } from "../tool/tool-constructors.ts"
-import { executeUnrendered, isTypedTool, renderToolOutput } from "../tool/define-tool.ts"
+import { executeParsedUnrendered, executeUnrendered, isTypedTool, renderToolOutput } from "../tool/define-tool.ts"
 import { observeOutput } from "../tool/output-observer.ts"
 import { ExecutionFailed, Internal, InvalidArgument, type ToolError } from "../tool/tool-error.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
@@ -254,7 +254,7 @@ export const startToolUnrendered = (tool: Tool, typed: boolean, args: CallArgume
   typed
     ? typeof args === "string"
       ? executeUnrendered(tool, args, context)
-      : executeUnrendered(tool, args.value, context, args.depthBound, args.sizeBound)
+      : executeParsedUnrendered(tool, args, context)
     : startTool(tool, args, context)
 
 /** @internal What a call started by `startToolUnrendered` resolved with, as the tool's own text (throws as rendering throws). */

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { ArgumentSchema, InferArguments, TypedJsonSchema } from "../schema/codec.ts"
 import { formatIssues, isBoundedCodec, makeArgumentCodec } from "../schema/codec.ts"
+import type { DecodeFailure } from "../schema/argument-codec.ts"
 import { RecursiveSchemaError, UnsupportedSchemaError } from "../schema/normalize.ts"
 import { quote } from "../schema/quote.ts"
 import type { ArgumentCodec, DecodeResult } from "../schema/argument-codec.ts"
@@ -138,8 +139,9 @@ const runHandler = <A, State>(
   }
 }
 
-/** Set by the typed tool class's static block: the only way to reach its unrendered entry. */
+/** Set by the typed tool class's static block: the only ways to reach its unrendered entries. */
 let unrendered: (tool: Tool, args: string | ParsedArguments, context: ToolContext, depthBound?: number, sizeBound?: number) => Promise<unknown>
+let parsedUnrendered: (tool: Tool, args: BoundedArguments, context: ToolContext) => Promise<unknown>
 
 /**
  * @internal Whether `tool` is a `defineTool` tool, whose handler's value `executeUnrendered` can hand over
@@ -161,6 +163,22 @@ export const executeUnrendered = (
   depthBound?: number,
   sizeBound?: number
 ): Promise<unknown> => unrendered(tool, args, context, depthBound, sizeBound)
+
+/** A parsed value and the bounds its parser counted, as the Worker prepares a call (its `CallArguments`). */
+export interface BoundedArguments {
+  readonly value: ParsedArguments
+  readonly depthBound?: number
+  readonly sizeBound?: number
+}
+
+/**
+ * @internal `executeUnrendered` with a parsed value, for a `tool` the caller has just found `isTypedTool`: one
+ * entry from the Worker's call to the handler, with no dispatch on the arguments' form and no second class check
+ * (a tool of another class throws a `TypeError` here, as reading a private field of it does). Answers exactly
+ * what `executeUnrendered(tool, args.value, context, args.depthBound, args.sizeBound)` answers.
+ */
+export const executeParsedUnrendered = (tool: Tool, args: BoundedArguments, context: ToolContext): Promise<unknown> =>
+  parsedUnrendered(tool, args, context)
 
 /** @internal The text a typed tool's value is sent as (throws `ExecutionFailed` for a `toolFailure` or a value with no JSON form). */
 export const renderToolOutput: (value: unknown) => string = renderOutput
@@ -187,6 +205,7 @@ class TypedTool<A, State> implements Tool {
       if (!(tool instanceof TypedTool)) throw new TypeError("executeUnrendered: not a defineTool tool")
       return typeof args === "string" ? tool.#fromText(args, context, false) : tool.#fromValue(args, context, false, depthBound, sizeBound)
     }
+    parsedUnrendered = (tool, args, context) => (tool as TypedTool<unknown, unknown>).#fromValue(args.value, context, false, args.depthBound, args.sizeBound)
   }
 
   execute(argumentsJson: string, context: ToolContext): Promise<string> {
@@ -210,23 +229,26 @@ class TypedTool<A, State> implements Tool {
   }
 
   #fromValue(args: ParsedArguments, context: ToolContext, rendered: boolean, depthBound?: number, sizeBound?: number): Promise<unknown> {
-    let decoded: DecodeResult<A> | Promise<DecodeResult<A>>
+    let checked: unknown
     try {
       // Bounds its parser counted spare the codec measuring the value again (no field per instance for this:
-      // memory per registered tool counts too).
+      // memory per registered tool counts too). `checkWithin` answers the value itself when it passed and there
+      // is no library decode: no result record to take apart (decision 0089).
       const codec = this.#codec
-      decoded =
+      checked =
         depthBound !== undefined && sizeBound !== undefined && isBoundedCodec(codec)
-          ? codec.decodeWithin(args, depthBound, sizeBound)
+          ? codec.checkWithin(args, depthBound, sizeBound)
           : codec.decode(args)
     } catch (thrown) {
       return rejectAsToolError(thrown)
     }
+    if (checked === args) return runHandler(this.#handler, args as A, context, this.#state, rendered)
+    const decoded = checked as DecodeResult<A> | Promise<DecodeResult<A>>
     if (decoded instanceof Promise) {
       // Only a Standard Schema with an asynchronous validate gets here; the closure is off the hot path.
       return decoded.then((result) => runHandler(this.#handler, decodedValue(result), context, this.#state, true), rejectAsToolError)
     }
-    if (!decoded.ok) return rejectAsToolError(new InvalidArgument({ message: formatIssues(decoded) }))
+    if (!decoded.ok) return rejectAsToolError(new InvalidArgument({ message: formatIssues(decoded as DecodeFailure) }))
     return runHandler(this.#handler, decoded.value, context, this.#state, rendered)
   }
 }

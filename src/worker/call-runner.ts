@@ -2,7 +2,7 @@ import type { FunctionCallItem } from "../llm/item.ts"
 import { anchorShapes } from "../llm/shape-anchor.ts"
 import { NO_TOOL_TRACE, type ToolTrace } from "../telemetry/worker-tracing.ts"
 import { type AbortWatch, type WatchList, joinAbort, unwatchAbort, watchAbort } from "../tool/abort-watch.ts"
-import { isTypedTool } from "../tool/define-tool.ts"
+import { executeParsedUnrendered, isTypedTool } from "../tool/define-tool.ts"
 import { limitOutput } from "../tool/output-limit.ts"
 import { describeThrown } from "../tool/tool-constructors.ts"
 import type { ToolMeta } from "../tool/tool-meta.ts"
@@ -19,11 +19,11 @@ import {
   entryOf,
   executionError,
   outputText,
-  startToolUnrendered
+  startTool
 } from "../tool-server/tool-server.ts"
 import { describeSafely } from "./describe-safely.ts"
 import type { PreparedArguments } from "./prepared-arguments.ts"
-import type { BatchEnd, SoleEnd } from "./tool-execution.ts"
+import type { BatchEnd, SettleBatch, SoleEnd } from "./tool-execution.ts"
 import { type ToolOutcome, cancelledOutcome } from "./tool-outcome.ts"
 import type { WorkerCore } from "./worker-core.ts"
 import { type WorkerError, cancelledBy } from "./worker-error.ts"
@@ -196,7 +196,8 @@ class BatchRun {
     let running: Promise<unknown>
     try {
       // Promise.resolve: a tool written in plain JavaScript may return a bare string.
-      running = Promise.resolve(startToolUnrendered(entry.tool, typed, args, { callId: call.callId, signal, meta: entry.meta }))
+      const context = { callId: call.callId, signal, meta: entry.meta }
+      running = typed ? executeParsedUnrendered(entry.tool, args, context) : Promise.resolve(startTool(entry.tool, args, context))
     } catch (thrown) {
       this.#early = failedSafely(call, meta, settings.maxToolOutputBytes, executionError(call.name, thrown, maxBytes))
       return STARTED
@@ -290,19 +291,29 @@ const failedOutcome = (call: FunctionCallItem, meta: ToolMeta, maxToolOutputByte
   return { callId: call.callId, name: call.name, status: "error", output: message, isError: true }
 }
 
-/** `new Promise(capture)` leaves the promise's resolve function here, so no executor closure is made per call. */
-let captured: ((end: BatchEnd) => void) | undefined
-const capture = (resolve: (end: BatchEnd) => void): void => {
-  captured = resolve
+/** `new Promise(capture)` leaves the promise's resolving functions here, so no executor closure is made per call. */
+let capturedResolve: ((value: unknown) => void) | undefined
+let capturedReject: ((error: unknown) => void) | undefined
+const capture = (resolve: (value: unknown) => void, reject: (error: unknown) => void): void => {
+  capturedResolve = resolve
+  capturedReject = reject
 }
 
 /**
  * The usual batch — one call, no hook, no deadline, arguments that parsed — without the batch machinery: what
- * `runJobs` does for one job. Undefined when the call needs more (a deadline, a cap the tool server refuses, a
- * run already cancelled): then `runJobs` runs it.
+ * `runJobs` does for one job, its end handed to `settle` as soon as the call ends (`settleBatch`). Undefined when
+ * the call needs more (a deadline, a cap the tool server refuses, a run already cancelled): then `runJobs` runs it.
  */
-export const soleCall = (core: WorkerCore, call: FunctionCallItem, entry: ToolEntry, args: CallArguments & object, signal: AbortSignal): Promise<BatchEnd> | undefined => {
+export const soleCall = <R>(
+  core: WorkerCore,
+  calls: ReadonlyArray<FunctionCallItem>,
+  entry: ToolEntry,
+  args: CallArguments & object,
+  signal: AbortSignal,
+  settle: SettleBatch<R>
+): Promise<R> | undefined => {
   const settings = core.settings
+  const call = calls[0] as FunctionCallItem
   if (signal.aborted || deadlineOf(settings, call.name) !== undefined) return undefined
   let maxBytes: number
   try {
@@ -310,45 +321,64 @@ export const soleCall = (core: WorkerCore, call: FunctionCallItem, entry: ToolEn
   } catch {
     return undefined
   }
-  const promise = new Promise<BatchEnd>(capture)
-  new SoleCall(core, call, entry, maxBytes, signal, captured as (end: BatchEnd) => void).start(args)
+  const promise = new Promise<R>(capture as (resolve: (value: R) => void, reject: (error: unknown) => void) => void)
+  new SoleCall(core, calls, entry, maxBytes, signal, settle, capturedResolve as (value: unknown) => void, capturedReject as (error: unknown) => void).start(args)
   return promise
 }
 
-/** A sole call's outcome until it has one (never seen: the batch's promise resolves only after it is set). */
+/** A sole call's outcome until it has one: the call is over once its outcome is another. */
 const UNSET: ToolOutcome = Object.freeze({ callId: "", name: "", status: "error", output: "", isError: true })
 
 /**
  * One sole call in flight, and then its batch's end. A class that is its own abort watch and its own `SoleEnd`:
  * the call allocates this object, the tool's context and the two handlers on the tool's promise — no watch
  * record, no closure for the abort or the span, no end record or outcomes array (decision 0086). The first of
- * the tool's settling and the run's abort ends it; the other finds it over.
+ * the tool's settling and the run's abort ends it; the other finds it over. Its end goes to `settle` at once
+ * from the tool's reaction — the turn loop records the result there, with no await of the batch in between
+ * (decision 0089) — and a microtask after an abort, never inside the signal's `abort()`.
  */
-class SoleCall implements AbortWatch, SoleEnd {
+class SoleCall<R> implements AbortWatch, SoleEnd {
   prev: AbortWatch | undefined = undefined
   next: AbortWatch | undefined = undefined
   list: WatchList | undefined = undefined
   readonly kind = "sole"
-  /** Set once, when the call ends (before the batch's promise resolves with this call as its end). */
+  /** Set once, when the call ends (before its end is settled); `UNSET` while the call runs. */
   outcome: ToolOutcome = UNSET
   /** The run's cancellation, when its signal ended the call (the outcome stands; the run ends after recording it). */
   error: WorkerError | undefined = undefined
   readonly #core: WorkerCore
-  readonly #call: FunctionCallItem
+  readonly #calls: ReadonlyArray<FunctionCallItem>
   readonly #entry: ToolEntry
   readonly #maxBytes: number
   readonly #signal: AbortSignal
-  #resolve: ((end: BatchEnd) => void) | undefined
+  readonly #settle: SettleBatch<R>
+  readonly #resolve: (value: unknown) => void
+  readonly #reject: (error: unknown) => void
   #trace: ToolTrace | undefined = undefined
   #typed = false
 
-  constructor(core: WorkerCore, call: FunctionCallItem, entry: ToolEntry, maxBytes: number, signal: AbortSignal, resolve: (end: BatchEnd) => void) {
+  constructor(
+    core: WorkerCore,
+    calls: ReadonlyArray<FunctionCallItem>,
+    entry: ToolEntry,
+    maxBytes: number,
+    signal: AbortSignal,
+    settle: SettleBatch<R>,
+    resolve: (value: unknown) => void,
+    reject: (error: unknown) => void
+  ) {
     this.#core = core
-    this.#call = call
+    this.#calls = calls
     this.#entry = entry
     this.#maxBytes = maxBytes
     this.#signal = signal
+    this.#settle = settle
     this.#resolve = resolve
+    this.#reject = reject
+  }
+
+  get #call(): FunctionCallItem {
+    return this.#calls[0] as FunctionCallItem
   }
 
   start(args: CallArguments & object): void {
@@ -363,7 +393,7 @@ class SoleCall implements AbortWatch, SoleEnd {
     } catch (thrown) {
       early = crashedOutcome(this.#call, thrown)
     }
-    if (early !== undefined) this.#end(early)
+    if (early !== undefined && this.#end(early)) this.#settled()
   }
 
   /** Starts the tool and attaches its handlers; the outcome of a synchronous failure, else undefined. */
@@ -375,9 +405,15 @@ class SoleCall implements AbortWatch, SoleEnd {
     this.#typed = typed
     let running: Promise<unknown>
     try {
-      const started = startToolUnrendered(entry.tool, typed, args, { callId: call.callId, signal: this.#signal, meta })
-      // Promise.resolve only for what is not a native promise: a tool written in plain JavaScript may return a bare string.
-      running = started instanceof Promise ? started : Promise.resolve(started)
+      const context = { callId: call.callId, signal: this.#signal, meta }
+      if (typed) {
+        // The typed tool's one entry for a parsed call: check, handler, its value unrendered (decision 0089).
+        running = executeParsedUnrendered(entry.tool, args, context)
+      } else {
+        const started = startTool(entry.tool, args, context)
+        // Promise.resolve only for what is not a native promise: a tool written in plain JavaScript may return a bare string.
+        running = started instanceof Promise ? started : Promise.resolve(started)
+      }
     } catch (thrown) {
       return failedSafely(call, meta, this.#core.settings.maxToolOutputBytes, executionError(call.name, thrown, this.#maxBytes))
     }
@@ -387,50 +423,65 @@ class SoleCall implements AbortWatch, SoleEnd {
   }
 
   #fulfilled(output: unknown): void {
-    if (this.#resolve === undefined) return
-    this.#end(calledOutcome(this.#call, this.#entry.meta, this.#core.settings.maxToolOutputBytes, this.#typed, output, this.#maxBytes))
+    if (this.outcome !== UNSET) return
+    const outcome = calledOutcome(this.#call, this.#entry.meta, this.#core.settings.maxToolOutputBytes, this.#typed, output, this.#maxBytes)
+    if (this.#end(outcome)) this.#settled()
   }
 
   #rejected(thrown: unknown): void {
-    if (this.#resolve === undefined) return
+    if (this.outcome !== UNSET) return
     const call = this.#call
-    this.#end(failedSafely(call, this.#entry.meta, this.#core.settings.maxToolOutputBytes, asCallError(call.name, calledFailure(this.#typed, thrown), this.#maxBytes)))
+    const outcome = failedSafely(call, this.#entry.meta, this.#core.settings.maxToolOutputBytes, asCallError(call.name, calledFailure(this.#typed, thrown), this.#maxBytes))
+    if (this.#end(outcome)) this.#settled()
   }
 
   /**
    * The run's signal aborted (called by the signal's watch list, once). The only way a call ends while the signal
    * is aborted: the abort runs every joined watch at once, and this call joined before its tool started, so a
-   * tool's settling (a microtask later) or a synchronous failure of its start finds the call over by then.
+   * tool's settling (a microtask later) or a synchronous failure of its start finds the call over by then. The
+   * end is settled a microtask later, outside the caller's `abort()`: what `settle` does (the turn loop records
+   * the result and tells subscribers) must not run inside `worker.cancel()`.
    */
   run(): void {
-    if (this.#resolve === undefined) return
+    if (this.outcome !== UNSET) return
     this.error = cancelledBy(this.#signal)
-    this.#end(cancelledCall(this.#call))
+    if (this.#end(cancelledCall(this.#call))) queueMicrotask(this.#settled.bind(this))
   }
 
-  static launch(sole: SoleCall, args: CallArguments & object): ToolOutcome | undefined {
+  static launch(sole: SoleCall<unknown>, args: CallArguments & object): ToolOutcome | undefined {
     return sole.#launch(args)
   }
 
-  #end(outcome: ToolOutcome): void {
-    const resolve = this.#resolve
-    if (resolve === undefined) return
-    this.#resolve = undefined
+  /** Ends the call with `outcome` (once: false when it was over already) and its span. */
+  #end(outcome: ToolOutcome): boolean {
+    if (this.outcome !== UNSET) return false
+    this.outcome = outcome
     unwatchAbort(this)
     // The untraced worker's span is the no-op one: nothing to end.
     const trace = this.#trace
     if (trace !== NO_TOOL_TRACE) endTrace(trace, outcome)
-    this.outcome = outcome
-    resolve(this)
+    return true
+  }
+
+  /** Hands the ended call, as its batch's end, to `settle`; the batch's promise follows what that does. */
+  #settled(): void {
+    let settled: R
+    try {
+      settled = this.#settle(this, this.#calls)
+    } catch (thrown) {
+      this.#reject(thrown)
+      return
+    }
+    this.#resolve(settled)
   }
 }
 
 // A sole call dies with its batch; without a live instance a full collection frees its shapes and throws away the
 // optimised abort-watch and batch code that checks for them (decision 0080).
-anchorShapes(new SoleCall(undefined as never, undefined as never, undefined as never, 0, undefined as never, () => undefined))
+anchorShapes(new SoleCall(undefined as never, undefined as never, undefined as never, 0, undefined as never, () => undefined, () => undefined, () => undefined))
 
 /** A traced sole call: its tool starts inside the span's context, so spans the tool starts are its children. */
-const launchWithin = (trace: ToolTrace, sole: SoleCall, args: CallArguments & object): ToolOutcome | undefined => {
+const launchWithin = (trace: ToolTrace, sole: SoleCall<unknown>, args: CallArguments & object): ToolOutcome | undefined => {
   let early: ToolOutcome | undefined
   void trace.within(() => {
     early = SoleCall.launch(sole, args)

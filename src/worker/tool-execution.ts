@@ -93,13 +93,40 @@ export const executeBatch = (
   decided: ReadonlyMap<string, PendingDecision>,
   signal: AbortSignal,
   offered: ReadonlySet<string>
-): Promise<BatchEnd> => {
+): Promise<BatchEnd> => settleBatch(core, calls, decided, signal, offered, theEnd)
+
+/** How a batch's end is settled when its caller wants the end itself (`executeBatch`). */
+const theEnd = (end: BatchEnd): BatchEnd => end
+
+/** What a batch's end is handed to: the caller's handling of it (the turn loop records the results there). */
+export type SettleBatch<R> = (end: BatchEnd, calls: ReadonlyArray<FunctionCallItem>) => R
+
+/**
+ * `executeBatch`, with the caller's handling of the end (`settle`: the turn loop records the results) run as part
+ * of the batch: the promise resolves with what `settle` returns, or rejects with what it throws. A batch of one
+ * call that runs on its own (`soleCall`) is settled from within the tool's reaction, so its caller awaits one
+ * promise with no reaction or frame of its own in between (decision 0089); every other batch is settled in a
+ * reaction on the batch's end. `settle` never runs inside the signal's `abort()`: a cancelled sole call is
+ * settled a microtask after the abort, as an awaited end would be.
+ */
+export const settleBatch = <R>(
+  core: WorkerCore,
+  calls: ReadonlyArray<FunctionCallItem>,
+  decided: ReadonlyMap<string, PendingDecision>,
+  signal: AbortSignal,
+  offered: ReadonlySet<string>,
+  settle: SettleBatch<R>
+): Promise<R> => {
   try {
-    return directBatch(core, calls, decided, signal, offered) ?? executeWithHooks(core, calls, decided, signal, offered)
+    return directBatch(core, calls, decided, signal, offered, settle) ?? settledWith(executeWithHooks(core, calls, decided, signal, offered), calls, settle)
   } catch (thrown) {
     return Promise.reject(thrown)
   }
 }
+
+/** A batch's end handed to `settle`; no reaction when the caller wants the end itself. */
+const settledWith = <R>(end: Promise<BatchEnd>, calls: ReadonlyArray<FunctionCallItem>, settle: SettleBatch<R>): Promise<R> =>
+  (settle as unknown) === theEnd ? (end as unknown as Promise<R>) : end.then((ended) => settle(ended, calls))
 
 /**
  * The batch when no hook can see it (none at PreToolCall or PostToolCall, no typed hook for any of its tools)
@@ -107,13 +134,14 @@ export const executeBatch = (
  * between — no decision records, no hook inputs, no async frame. Undefined when the batch needs the hooks' path.
  * Its results are those `executeWithHooks` gives the same batch (test/worker/direct-batch.property.test.ts).
  */
-const directBatch = (
+const directBatch = <R>(
   core: WorkerCore,
   calls: ReadonlyArray<FunctionCallItem>,
   decided: ReadonlyMap<string, PendingDecision>,
   signal: AbortSignal,
-  offered: ReadonlySet<string>
-): Promise<BatchEnd> | undefined => {
+  offered: ReadonlySet<string>,
+  settle: SettleBatch<R>
+): Promise<R> | undefined => {
   const count = calls.length
   if (decided.size !== 0 || count > core.settings.maxCallsPerResponse || core.hooks.has("PreToolCall") || core.hooks.has("PostToolCall")) {
     return undefined
@@ -129,7 +157,7 @@ const directBatch = (
     const args = entry === undefined ? undefined : prepareArguments(core, entry.meta.schema, call.arguments)
     // The usual batch: one call that parsed (no array, no job record).
     if (count === 1 && entry !== undefined && args?.ok === true) {
-      const sole = soleCall(core, call, entry, args.args, signal)
+      const sole = soleCall(core, calls, entry, args.args, signal, settle)
       if (sole !== undefined) return sole
     }
     fixed ??= new Array<ToolOutcome | undefined>(count)
@@ -138,7 +166,7 @@ const directBatch = (
     if (entry === undefined || args === undefined) fixed[at] = unknownTool(call, offered)
     else jobs.push({ at, call, meta: entry.meta, tool: entry.tool, args })
   }
-  return runJobs(core, calls, jobs ?? [], fixed ?? [], signal)
+  return settledWith(runJobs(core, calls, jobs ?? [], fixed ?? [], signal), calls, settle)
 }
 
 /**

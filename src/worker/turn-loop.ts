@@ -7,7 +7,7 @@ import type { RunControl } from "./cancellation.ts"
 import type { RequestContext } from "./hooks.ts"
 import { RequestSignals, streamResponse } from "./response-stream.ts"
 import { toWorkerError } from "./to-worker-error.ts"
-import { executeBatch, unansweredCalls } from "./tool-execution.ts"
+import { type BatchEnd, settleBatch, unansweredCalls } from "./tool-execution.ts"
 import { ownedOutputItem } from "./tool-outcome.ts"
 import type { WorkerCore } from "./worker-core.ts"
 import { CacheLockViolation, Cancelled, HookAborted, HookFailed, MaxTurnsExceeded, type WorkerError, WorkerDefect } from "./worker-error.ts"
@@ -61,9 +61,12 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
     return result
   }
 
-  /** Runs one batch; appends its outputs (even when it failed), or keeps its decisions when it paused. */
-  const settleCalls = async (calls: ReadonlyArray<FunctionCallItem>, offered: ReadonlySet<string>): Promise<void> => {
-    const end = await executeBatch(core, calls, core.pending, signal, offered)
+  /**
+   * Records a batch's end: appends its outputs (even when it failed), or keeps its decisions when it paused, then
+   * throws what ends the run. Run as part of the batch (`settleBatch`): a sole call's result is recorded from
+   * within its tool's reaction, with no await of the batch in between (decision 0089).
+   */
+  const recordBatch = (end: BatchEnd, calls: ReadonlyArray<FunctionCallItem>): void => {
     if (end.kind === "paused") {
       core.pending = new Map(end.decisions)
       throw new Paused(end.reason)
@@ -89,6 +92,10 @@ export const runTurns = async (core: WorkerCore, input: Item | undefined, contro
     }
     if (end.error !== undefined) throw end.error
   }
+
+  /** Runs one batch and records it; settles once it is recorded (rejects with what ends the run). */
+  const settleCalls = (calls: ReadonlyArray<FunctionCallItem>, offered: ReadonlySet<string>): Promise<void> =>
+    settleBatch(core, calls, core.pending, signal, offered, recordBatch)
 
   core.hub.emit({ type: "status", status: "running" })
   try {

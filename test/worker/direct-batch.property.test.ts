@@ -14,7 +14,7 @@ import { registerDefinitions } from "../../src/tool-server/registration.ts"
 import { ToolServer } from "../../src/tool-server/tool-server.ts"
 import { ToolTimeout } from "../../src/tool-server/tool-server-error.ts"
 import { prepareArguments } from "../../src/worker/prepared-arguments.ts"
-import { type BatchEnd, executeBatch, executeWithHooks } from "../../src/worker/tool-execution.ts"
+import { type BatchEnd, executeBatch, executeWithHooks, settleBatch } from "../../src/worker/tool-execution.ts"
 import type { ToolOutcome } from "../../src/worker/tool-outcome.ts"
 import { type WorkerCore, makeCore } from "../../src/worker/worker-core.ts"
 import { collectUnhandledRejections } from "../support/unhandled-rejections.ts"
@@ -63,6 +63,29 @@ const batchOutcomes = (end: Exclude<BatchEnd, { readonly kind: "paused" }>): Rea
 
 const REASON = { why: "the user pressed stop" }
 
+/** Set while a test's `abort()` runs: a batch's `settle` must never run inside it (decision 0089). */
+let aborting = false
+let settledInsideAbort = 0
+const abortNow = (controller: AbortController): void => {
+  aborting = true
+  try {
+    controller.abort(REASON)
+  } finally {
+    aborting = false
+  }
+}
+
+/**
+ * `settleBatch` as the turn loop calls it, its `settle` handing the end on (not `executeBatch`'s own, which skips
+ * the settling): a sole call is settled from within its tool's reaction.
+ */
+const settled: typeof executeBatch = (core, calls, decided, signal, offered) =>
+  settleBatch(core, calls, decided, signal, offered, (end, seen) => {
+    if (aborting) settledInsideAbort++
+    if (seen !== calls) throw new Error("settled with another batch's calls")
+    return end
+  })
+
 const rejection = (error: "error" | "string" | "timeout" | "number"): unknown =>
   error === "error"
     ? new Error("tool broke")
@@ -98,7 +121,7 @@ const drive = async (
       case "never":
         return new Promise(() => undefined)
       case "abort":
-        controller.abort(REASON)
+        abortNow(controller)
         return new Promise((resolve) => pending.push(() => resolve("after the abort")))
       case "value":
         return new Promise((resolve) => pending.push(() => resolve(behaviour.value)))
@@ -159,7 +182,7 @@ const drive = async (
 
   const calls: Array<FunctionCallItem> = scenario.calls.map((spec, i) => Item.functionCall(`call_${i}`, spec.name, spec.args))
   const offered = new Set(["typed", "text", "capped"])
-  if (scenario.abortAt === "before") controller.abort(REASON)
+  if (scenario.abortAt === "before") abortNow(controller)
   let end: BatchEnd | undefined
   const batch = run(core, calls, new Map(), controller.signal, offered).then((ended) => {
     end = ended
@@ -169,7 +192,7 @@ const drive = async (
     if (end !== undefined) break
     if (step > 50) throw new Error("the batch did not end")
     const settle = pending.shift()
-    if (step === scenario.abortAt || settle === undefined) controller.abort(REASON)
+    if (step === scenario.abortAt || settle === undefined) abortNow(controller)
     else settle()
   }
   await batch
@@ -233,6 +256,9 @@ describe("the direct batch path", () => {
           // Parallel calls may end in another order on each path (microtask timing is not part of the contract):
           // spans compare as a multiset, and each call's own span starts before it ends.
           expect(unordered(direct)).toEqual(unordered(general))
+          // The turn loop's form, the end settled from within the batch, gives the same, never inside an abort.
+          expect(unordered(await drive(settled, s))).toEqual(unordered(direct))
+          expect(settledInsideAbort).toBe(0)
           // And both render typed tools' values as the tools' own `executeParsed` does.
           expect(unordered(direct)).toEqual(unordered(await drive(executeWithHooks, s, true)))
           for (const [i] of s.calls.entries()) {
