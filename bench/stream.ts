@@ -24,6 +24,7 @@
  * the start, which this benchmark used before, skips the byte stream's per-read transfer of the buffer and made
  * the client look 1.5× as fast with 256 B reads, 1.2× with 1 KiB ones, as a real body lets it be.
  */
+import { appendFileSync } from "node:fs"
 import { jsonSchema, parseJsonEventStream } from "@ai-sdk/provider-utils"
 import { do_not_optimize } from "mitata"
 import type { Event } from "#internal/llm/event"
@@ -41,7 +42,7 @@ import { formatBytes, markdownTable, printHeader } from "./support/report.ts"
 import { type CorpusShape, chunkBytes, syntheticSse } from "./support/sse-corpus.ts"
 import { floorEvents } from "./support/client-floor.ts"
 import { PARSERS } from "./support/sse-parsers.ts"
-import { compareOps } from "./support/timing.ts"
+import { type Steadiness, compareOps, compareOpsSteady } from "./support/timing.ts"
 
 /**
  * `BENCH_STREAM=anthropic:256` (format and/or read size, comma-separated alternatives) runs only the matching
@@ -70,15 +71,15 @@ const TARGET_MBPS = 100
 const TARGET_CLIENT_MBPS = 80
 const BREAKDOWN_CHUNK = 16 * 1024
 /**
- * Samples per op and round in the first table. mitata starts every measurement with a full GC when `gc` is
- * exposed (the benchmarks run with --expose-gc), and the heap then takes about ten 1 MB streams to grow back:
- * until it has, the async pipelines (ours through the client, the AI SDK's), whose reads and batches outlive a
- * scavenge, ran 2–4× slower. With mitata's twelve samples the median fell in that transient and the client column
- * showed half its steady speed, slower with 16 KiB reads than with 256 B ones (decision 0083). With 36 the
- * median is a steady-state sample, as a long-running process streams.
+ * Rounds and samples per op and round in the first table. mitata starts every measurement with a full GC when
+ * `gc` is exposed (the benchmarks run with --expose-gc), and the heap then takes about ten 1 MB streams to grow
+ * back, during which the async pipelines ran 2–4× slower (decision 0083); so the first table runs one GC and a
+ * warm-up per cell and then measures with no GC before each round (`compareOpsSteady`). Many short rounds, each
+ * with the core's speed probed around it and measured again when the core ran slow (decision 0091), so a slow
+ * stretch of the machine costs a round rather than a cell. `BENCH_STREAM_ROUNDS` sets fewer for a quick check.
  */
-const STEADY_SAMPLES = 36
-const STREAM_ROUNDS = 5
+const STREAM_ROUNDS = Number(process.env["BENCH_STREAM_ROUNDS"] ?? 15)
+const STREAM_SAMPLES = 12
 
 /** One text block with about 20 text deltas per tool call, scaled so the body is about `TARGET_BYTES`. */
 const bodyFor = (scheme: SchemeName): Uint8Array => {
@@ -180,6 +181,29 @@ const aiSdkParse = async (chunks: ReadonlyArray<Uint8Array>): Promise<number> =>
   }
 }
 
+/** `BENCH_STEADY_LOG=file` appends every measurement of the first table (kernel slowdown included) as JSON lines. */
+const log = process.env["BENCH_STEADY_LOG"]
+
+/** The footnote that lets a reader see whether the core stayed at speed through the first table. */
+const steadinessNote = (all: ReadonlyArray<Steadiness>, rounds: number, samples: number): string => {
+  const sum = (pick: (s: Steadiness) => number) => all.reduce((a, s) => a + pick(s), 0)
+  const kept = sum((s) => s.rounds)
+  const repeated = sum((s) => s.repeated)
+  const unsteady = sum((s) => s.unsteady)
+  const best = Math.min(...all.map((s) => s.kernelBestNs))
+  const worst = Math.max(...all.map((s) => s.worstKept))
+  const waited = sum((s) => s.waitedMs)
+  return (
+    `Core speed (decision 0091): every op measured in ${rounds} rounds of ${samples} samples after one GC and a warm-up; a fixed kernel ` +
+    `(best ${(best / 1e3).toFixed(1)} µs) probed before and after each of the ${kept} op-rounds kept. ` +
+    `${repeated} measurement${repeated === 1 ? "" : "s"} taken again because the kernel ran over 1.25× its best around ${repeated === 1 ? "it" : "them"}` +
+    `, ${(waited / 1e3).toFixed(1)} s waited for the core; ` +
+    (unsteady === 0
+      ? `every kept op-round ran with the kernel within 1.25× its best (worst ${worst.toFixed(2)}×): a steady run.`
+      : `${unsteady} op-round${unsteady === 1 ? "" : "s"} kept slow after 3 repeats (worst ${worst.toFixed(2)}×): read those cells with care.`)
+  )
+}
+
 const mbps = (bytes: number, ns: number): number => (bytes / ns) * 1e3
 
 /** The decode path cut after each stage, to show which stage costs what. */
@@ -225,6 +249,7 @@ const main = async (): Promise<void> => {
   )
   const rows: Array<Array<string>> = []
   const misses: Array<string> = []
+  const steadiness: Array<Steadiness> = []
   for (const { scheme, provider } of FORMATS) {
     const body = bodyFor(scheme.name)
     for (const size of CHUNK_SIZES) {
@@ -240,12 +265,13 @@ const main = async (): Promise<void> => {
       if (sanity.some((n) => n === 0)) throw new Error(`${scheme.name}: a contender produced nothing`)
       const client = viaClient(provider, chunks)
       const floor = viaFloor(chunks)
-      const [sdk, decode, timeline, full, least] = await compareOps(
+      const compared = await compareOpsSteady(
         [() => aiSdkParse(chunks), () => decodeOnly(scheme, chunks), () => decodeWithTimeline(scheme, chunks), client, floor],
-        STREAM_ROUNDS,
-        40e6,
-        STEADY_SAMPLES
+        { rounds: STREAM_ROUNDS, samples: STREAM_SAMPLES }
       )
+      steadiness.push(compared.steadiness)
+      if (log !== undefined) appendFileSync(log, `${JSON.stringify({ cell: `${scheme.name}:${size}`, attempts: compared.attempts })}\n`)
+      const [sdk, decode, timeline, full, least] = compared.results
       const rate = (t: { readonly p50: number }) => mbps(body.length, t.p50)
       const ratio = (t: { readonly ratio: number }) => `${(1 / t.ratio).toFixed(2)}×`
       for (const [label, t, target] of [["decode", decode, TARGET_MBPS], ["client", full, TARGET_CLIENT_MBPS]] as const) {
@@ -280,6 +306,7 @@ const main = async (): Promise<void> => {
       ? `\n${target}: met in all ${cells} cells.`
       : `\n${target}: met in ${cells - misses.length} of ${cells} cells; below it: ${misses.join("; ")}.`
   )
+  console.log(`\n${steadinessNote(steadiness, STREAM_ROUNDS, STREAM_SAMPLES)}`)
 
   if (only !== undefined) return
   console.log("\n### SSE parsers side by side (TextDecoder + parser, no JSON)\n")

@@ -1,4 +1,5 @@
 import { do_not_optimize, measure } from "mitata"
+import { calibrateKernel, coreSlowdown, kernelBestNs } from "./core-speed.ts"
 
 export interface Timing {
   /** Mean time per operation, in nanoseconds (includes the GC the operation causes). */
@@ -17,15 +18,13 @@ const DEFAULT_CPU_NS = 642e6
  * the process waited for a core. Every contender of a run is read with the same clock. Microsecond resolution:
  * fine for mitata's batched samples (thousands of calls each), coarse for single calls under ~50 µs.
  */
-const clock: { readonly now?: () => number } =
-  process.env["BENCH_CLOCK"] === "cpu"
-    ? {
-        now: (): number => {
-          const used = process.cpuUsage()
-          return (used.user + used.system) * 1e3
-        }
-      }
-    : {}
+/** The process's CPU time (user + system of every thread), in ns. */
+export const cpuNow = (): number => {
+  const used = process.cpuUsage()
+  return (used.user + used.system) * 1e3
+}
+
+const clock: { readonly now?: () => number } = process.env["BENCH_CLOCK"] === "cpu" ? { now: cpuNow } : {}
 
 /** What `clock` reads, for a benchmark's header. */
 export const clockName = (): string => (clock.now === undefined ? "wall clock" : "process CPU time (`BENCH_CLOCK=cpu`)")
@@ -123,4 +122,166 @@ export const compareOps = async (
       ratioMax: Math.max(...ratios)
     }
   })
+}
+
+export interface SteadyOptions {
+  /** Rounds: every op is measured once per round, op after op. */
+  readonly rounds?: number
+  /** Samples per op and round (mitata's, after its own warm-up call; no GC before them). */
+  readonly samples?: number
+  /** Least run time per op and round, in ns of the benchmark's clock (for ops far shorter than a millisecond). */
+  readonly cpuNsPerRound?: number
+  /** Untimed runs of every op after the one full GC, before the first round: the heap grows back to its steady size. */
+  readonly warmupRuns?: number
+  /** A round whose kernel probe (before or after it) ran slower than this many times its best is measured again. */
+  readonly maxSlowdown?: number
+  /** How many times one op's round is measured again before it is kept as it is (and counted unsteady). */
+  readonly maxRepeats?: number
+  /** How long to wait, at most, for the core to be back at speed before a measurement (probing every 20 ms). */
+  readonly maxWaitMs?: number
+  /** The clock samples are read with, in ns; `BENCH_CLOCK`'s choice when absent. */
+  readonly now?: () => number
+}
+
+/** How steady the core was while a comparison ran, from the kernel probed around every measurement. */
+export interface Steadiness {
+  /** Op-rounds kept (ops × rounds). */
+  readonly rounds: number
+  /** Measurements taken again because the kernel ran slow around them. */
+  readonly repeated: number
+  /** Op-rounds kept although their kernel ran slow (`maxRepeats` used up), judged against the final best probe. */
+  readonly unsteady: number
+  /** The slowest kept op-round's kernel, relative to the best probe. */
+  readonly worstKept: number
+  /** Milliseconds spent waiting for the core before measuring. */
+  readonly waitedMs: number
+  /** The best kernel probe, in ns. */
+  readonly kernelBestNs: number
+}
+
+/** One measurement of one op in one round, with the kernel's slowdown around it. */
+export interface Attempt {
+  readonly op: number
+  readonly round: number
+  readonly timing: Timing
+  /** The slower of the two kernel probes around the measurement, in ns. */
+  readonly kernelNs: number
+  /** `kernelNs` relative to the best probe of the whole comparison. */
+  readonly slowdown: number
+  readonly kept: boolean
+}
+
+export interface SteadyComparison {
+  readonly results: ReadonlyArray<Compared & { readonly cv: number }>
+  readonly steadiness: Steadiness
+  /** Every measurement taken, repeated ones included: the figures behind `steadiness`. */
+  readonly attempts: ReadonlyArray<Attempt>
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+const runOnce = async (op: Op): Promise<void> => {
+  if (typeof op === "function") do_not_optimize(await op())
+  else do_not_optimize(await op.run(op.setup() as never))
+}
+
+const measureNoGc = async (op: Op, samples: number, cpuNs: number, now: { readonly now?: () => number }): Promise<Timing> => {
+  const options = { gc: false, min_samples: samples, min_cpu_time: cpuNs, ...now }
+  return timingOf(
+    typeof op === "function"
+      ? await measure(kept(op), options)
+      : await measure(
+          function* () {
+            yield { [0]: op.setup, bench: keptWith(op.run as (input: unknown) => unknown) }
+          },
+          options
+        )
+  )
+}
+
+/** Coefficient of variation (standard deviation / mean). */
+export const coefficientOfVariation = (xs: ReadonlyArray<number>): number => {
+  if (xs.length < 2) return 0
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length
+  const variance = xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)
+  return Math.sqrt(variance) / mean
+}
+
+/**
+ * `compareOps` that knows when the core ran slow (decision 0091). One full GC and `warmupRuns` untimed runs of
+ * every op first; then `rounds` rounds of `samples` samples per op with no GC before them (mitata's `gc()` before
+ * every measurement left the heap to regrow during the samples, decision 0083). A fixed kernel
+ * (support/core-speed.ts) is probed right before and right after every measurement: when the core is slow before,
+ * it waits (up to `maxWaitMs`) for it to come back; when the kernel ran more than `maxSlowdown` × its best around a
+ * measurement, that op's round is measured again, up to `maxRepeats` times, so what is reported was measured at
+ * the machine's normal speed. Nothing is scaled: a round is either measured in a steady state or counted as not.
+ */
+export const compareOpsSteady = async (ops: ReadonlyArray<Op>, options: SteadyOptions = {}): Promise<SteadyComparison> => {
+  const rounds = options.rounds ?? 15
+  const samples = options.samples ?? 12
+  const cpuNs = options.cpuNsPerRound ?? 0
+  const warmupRuns = options.warmupRuns ?? 12
+  const maxSlowdown = options.maxSlowdown ?? 1.25
+  const maxRepeats = options.maxRepeats ?? 3
+  const maxWaitMs = options.maxWaitMs ?? 1_000
+  if (kernelBestNs() === Infinity) await calibrateKernel()
+  if (typeof globalThis.gc === "function") globalThis.gc()
+  for (const op of ops) {
+    for (let i = 0; i < warmupRuns; i++) await runOnce(op)
+    coreSlowdown()
+  }
+  const measured: Array<Omit<Attempt, "slowdown">> = []
+  let repeated = 0
+  let waitedMs = 0
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, op] of ops.entries()) {
+      for (let attempt = 0; ; attempt++) {
+        let before = coreSlowdown()
+        for (let waited = 0; before.slowdown > maxSlowdown && waited < maxWaitMs; waited += 20) {
+          await sleep(20)
+          waitedMs += 20
+          before = coreSlowdown()
+        }
+        const timing = await measureNoGc(op, samples, cpuNs, options.now === undefined ? clock : { now: options.now })
+        const after = coreSlowdown()
+        const kernelNs = Math.max(before.ns, after.ns)
+        const keep = kernelNs / kernelBestNs() <= maxSlowdown || attempt === maxRepeats
+        measured.push({ op: i, round, timing, kernelNs, kept: keep })
+        if (keep) break
+        repeated++
+      }
+    }
+  }
+  // Judged against the best probe of the whole run: an early round may have looked steady against a best that
+  // later probes beat.
+  const best = kernelBestNs()
+  const attempts: ReadonlyArray<Attempt> = measured.map((a) => ({ ...a, slowdown: a.kernelNs / best }))
+  const kept = attempts.filter((a) => a.kept)
+  const perOp = ops.map((_, i) => kept.filter((a) => a.op === i))
+  const base = perOp[0] as ReadonlyArray<Attempt>
+  const results = perOp.map((rows) => {
+    const ratios = rows.map((a, r) => a.timing.p50 / (base[r] as Attempt).timing.p50)
+    const p50s = rows.map((a) => a.timing.p50)
+    return {
+      avg: median(rows.map((a) => a.timing.avg)),
+      p50: median(p50s),
+      p99: median(rows.map((a) => a.timing.p99)),
+      ratio: median(ratios),
+      ratioMin: Math.min(...ratios),
+      ratioMax: Math.max(...ratios),
+      cv: coefficientOfVariation(p50s)
+    }
+  })
+  return {
+    results,
+    steadiness: {
+      rounds: kept.length,
+      repeated,
+      unsteady: kept.filter((a) => a.slowdown > maxSlowdown).length,
+      worstKept: Math.max(...kept.map((a) => a.slowdown)),
+      waitedMs,
+      kernelBestNs: best
+    },
+    attempts
+  }
 }
