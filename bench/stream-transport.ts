@@ -8,7 +8,8 @@
  * - undici 7 `request` — undici's own API: a Node `Readable` body, read by async iteration;
  * - `node:http`, async iteration — `http.get`'s `IncomingMessage` read with `for await`;
  * - `node:http`, `'data'` events — the same response read by its `'data'` events (no async iterator);
- * - bare TCP, `'data'` events — a `net` socket with no HTTP at all: the least a Node transport reads.
+ * - bare TCP, `'data'` events — a `net` socket with no HTTP at all: the least a Node transport reads;
+ * - no transport — the same chunks from memory, one settled promise per read: what the floor costs by itself.
  *
  * MB/s is bytes per second of the client process's CPU time (`process.cpuUsage`): the server's pace decides the
  * wall time, not the client's cost. Every contender's reads are counted, so the table shows the read size each
@@ -22,12 +23,12 @@ import { Agent, fetch as undiciFetch, request as undiciRequest } from "undici"
 import { type BodyReads, type ReadCount, floorEvents, floorEventsOf } from "./support/client-floor.ts"
 import { formatBytes, markdownTable, printHeader } from "./support/report.ts"
 import { syntheticSse } from "./support/sse-corpus.ts"
-import { type Steadiness, compareOpsSteady, cpuNow } from "./support/timing.ts"
+import { type Steadiness, compareOpsSteady, cpuNow, steadinessNote } from "./support/timing.ts"
 
 const CHUNK_SIZES = [256, 1024, 16 * 1024] as const
 const TARGET_CLIENT_MBPS = 80
-/** Timer pacing sends one chunk per ~1 ms: this many chunks per stream keeps a sample near 0.2 s. */
-const TIMER_CHUNKS = 200
+/** Timer pacing sends one chunk per ~1 ms: this many chunks per stream keeps a sample near 0.1 s. */
+const TIMER_CHUNKS = 100
 const ROUNDS = Number(process.env["BENCH_STREAM_ROUNDS"] ?? 7)
 
 /** About 1 MB, shaped as bench/stream.ts's bodies: a text block with about 20 text deltas per tool call. */
@@ -98,7 +99,27 @@ const drain = async (values: AsyncIterableIterator<unknown>): Promise<number> =>
   return n
 }
 
-type Transport = (query: string, count: ReadCount) => Promise<number>
+/** One stream to fetch: the server's query, and the bytes of the body it covers. */
+interface Stream {
+  readonly query: string
+  readonly size: number
+  readonly bytes: number
+}
+
+type Transport = (stream: Stream, count: ReadCount) => Promise<number>
+
+/** Reads from memory: the body's chunks, one already-settled promise each — the floor with no transport at all. */
+const memoryReads = (stream: Stream): BodyReads => {
+  let at = 0
+  return {
+    read: () => {
+      if (at >= stream.bytes) return Promise.resolve({ done: true })
+      const chunk = body.slice(at, Math.min(stream.bytes, at + stream.size))
+      at += stream.size
+      return Promise.resolve({ value: chunk })
+    }
+  }
+}
 
 const transports = (ports: Ports): ReadonlyArray<readonly [string, Transport]> => {
   const base = `http://127.0.0.1:${ports.httpPort}/?`
@@ -107,16 +128,17 @@ const transports = (ports: Ports): ReadonlyArray<readonly [string, Transport]> =
   const httpGet = (query: string): Promise<http.IncomingMessage> =>
     new Promise((resolve, reject) => http.get(base + query, { agent }, resolve).once("error", reject))
   return [
-    ["`fetch` (Node 20, default reader)", async (query, count) => drain(floorEvents((await fetch(base + query)).body as ReadableStream<Uint8Array>, count))],
-    ["undici 7 `fetch` (default reader)", async (query, count) =>
+    ["no transport: chunks from memory (a copy and a settled promise per read)", async (stream, count) => drain(floorEventsOf(memoryReads(stream), count))],
+    ["`fetch` (Node 20, default reader)", async ({ query }, count) => drain(floorEvents((await fetch(base + query)).body as ReadableStream<Uint8Array>, count))],
+    ["undici 7 `fetch` (default reader)", async ({ query }, count) =>
       drain(floorEvents((await undiciFetch(base + query, { dispatcher })).body as ReadableStream<Uint8Array>, count))],
-    ["undici 7 `request` (async iteration)", async (query, count) => {
+    ["undici 7 `request` (async iteration)", async ({ query }, count) => {
       const { body: readable } = await undiciRequest(base + query, { dispatcher })
       return drain(floorEventsOf(iteratorReads(readable as AsyncIterable<Uint8Array>), count))
     }],
-    ["`node:http` (async iteration)", async (query, count) => drain(floorEventsOf(iteratorReads(await httpGet(query)), count))],
-    ["`node:http` (`'data'` events)", async (query, count) => drain(floorEventsOf(new DataEventReads(await httpGet(query)), count))],
-    ["bare TCP, no HTTP (`'data'` events)", async (query, count) => {
+    ["`node:http` (async iteration)", async ({ query }, count) => drain(floorEventsOf(iteratorReads(await httpGet(query)), count))],
+    ["`node:http` (`'data'` events)", async ({ query }, count) => drain(floorEventsOf(new DataEventReads(await httpGet(query)), count))],
+    ["bare TCP, no HTTP (`'data'` events)", async ({ query }, count) => {
       const socket = net.connect({ port: ports.tcpPort, host: "127.0.0.1", noDelay: true })
       const reads = new DataEventReads(socket)
       socket.write(`${query}\n`)
@@ -139,33 +161,29 @@ const main = async (): Promise<void> => {
   for (const pace of ["loop", "timer"] as const) {
     const rows: Array<Array<string>> = contenders.map(([label]) => [label])
     for (const size of CHUNK_SIZES) {
-      const query = `size=${size}&pace=${pace}${pace === "timer" ? `&chunks=${TIMER_CHUNKS}` : ""}`
       const streamBytes = pace === "timer" ? Math.min(body.length, size * TIMER_CHUNKS) : body.length
+      const stream: Stream = { query: `size=${size}&pace=${pace}${pace === "timer" ? `&chunks=${TIMER_CHUNKS}` : ""}`, size, bytes: streamBytes }
       const counts: Array<ReadCount> = contenders.map(() => ({ reads: 0, bytes: 0 }))
-      for (const [i, [, run]] of contenders.entries()) await run(query, counts[i] as ReadCount)
+      for (const [i, [, run]] of contenders.entries()) await run(stream, counts[i] as ReadCount)
       for (const count of counts) (count.reads = 0), (count.bytes = 0)
+      const timer = pace === "timer"
       const compared = await compareOpsSteady(
-        contenders.map(([, run], i) => () => run(query, counts[i] as ReadCount)),
-        { rounds: ROUNDS, samples: pace === "timer" ? 2 : 5, warmupRuns: pace === "timer" ? 2 : 8, now: cpuNow }
+        contenders.map(([, run], i) => () => run(stream, counts[i] as ReadCount)),
+        { rounds: timer ? Math.min(3, ROUNDS) : ROUNDS, samples: timer ? 2 : 5, warmupRuns: timer ? 1 : 8, now: cpuNow }
       )
       steadiness.push(compared.steadiness)
       for (const [i, t] of compared.results.entries()) {
         const count = counts[i] as ReadCount
         if (count.bytes % streamBytes !== 0) throw new Error(`${contenders[i]?.[0]}: read ${count.bytes} bytes, not a whole number of ${streamBytes}-byte streams`)
         const mbps = (streamBytes / t.p50) * 1e3
-        ;(rows[i] as Array<string>).push(`${mbps.toFixed(0)}${mbps >= TARGET_CLIENT_MBPS ? "" : " (below)"}`, formatBytes(count.bytes / count.reads))
+        ;(rows[i] as Array<string>).push(`${t.steady ? "" : "~"}${mbps.toFixed(0)}${mbps >= TARGET_CLIENT_MBPS ? "" : " (below)"}`, formatBytes(count.bytes / count.reads))
       }
     }
     console.log(`\n### Pacing \`${pace}\`\n`)
     console.log(markdownTable(["transport", ...CHUNK_SIZES.flatMap((size) => [`${formatBytes(size)} writes: MB/s`, "read"])], rows))
   }
-  const repeated = steadiness.reduce((a, s) => a + s.repeated, 0)
-  const unsteady = steadiness.reduce((a, s) => a + s.unsteady, 0)
-  const kept = steadiness.reduce((a, s) => a + s.rounds, 0)
-  console.log(
-    `\nTarget: the client ≥ ${TARGET_CLIENT_MBPS} MB/s; "(below)" marks a floor under it. Core speed (decision 0091): ${kept} op-rounds kept, ` +
-      `${repeated} measured again because the kernel ran over 1.25× its best, ${unsteady} kept slow.`
-  )
+  console.log(`\nTarget: the client ≥ ${TARGET_CLIENT_MBPS} MB/s; "(below)" marks a floor under it (timer pacing: 3 rounds of 2 samples).`)
+  console.log(`\n${steadinessNote(steadiness, ROUNDS, 5)}`)
   stop()
 }
 

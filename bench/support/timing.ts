@@ -137,8 +137,17 @@ export interface SteadyOptions {
   readonly maxSlowdown?: number
   /** How many times one op's round is measured again before it is kept as it is (and counted unsteady). */
   readonly maxRepeats?: number
-  /** How long to wait, at most, for the core to be back at speed before a measurement (probing every 20 ms). */
+  /**
+   * Measurements taken again, at most, as a share of all op-rounds: on a machine that stays slow the comparison
+   * costs at most this much more, and what it could not measure at speed is counted unsteady.
+   */
+  readonly maxRepeatShare?: number
+  /** How long to wait, at most, for the core to be back at speed before one measurement (probing every 20 ms). */
   readonly maxWaitMs?: number
+  /** The comparison's whole waiting budget, in ms per op-round. */
+  readonly waitBudgetMsPerRound?: number
+  /** Measurements at speed an op needs for its result to be taken from them alone. */
+  readonly minAtSpeed?: number
   /** The clock samples are read with, in ns; `BENCH_CLOCK`'s choice when absent. */
   readonly now?: () => number
 }
@@ -147,12 +156,15 @@ export interface SteadyOptions {
 export interface Steadiness {
   /** Op-rounds kept (ops × rounds). */
   readonly rounds: number
+  /** Measurements taken, repeats included. */
+  readonly measured: number
+  /** Measurements with the kernel within `maxSlowdown` of its best, judged against the final best probe. */
+  readonly atSpeed: number
   /** Measurements taken again because the kernel ran slow around them. */
   readonly repeated: number
-  /** Op-rounds kept although their kernel ran slow (`maxRepeats` used up), judged against the final best probe. */
-  readonly unsteady: number
-  /** The slowest kept op-round's kernel, relative to the best probe. */
-  readonly worstKept: number
+  /** Ops with fewer than `minAtSpeed` measurements at speed, reported from all their rounds. */
+  readonly unsteadyOps: number
+  readonly ops: number
   /** Milliseconds spent waiting for the core before measuring. */
   readonly waitedMs: number
   /** The best kernel probe, in ns. */
@@ -171,8 +183,17 @@ export interface Attempt {
   readonly kept: boolean
 }
 
+export interface SteadyCompared extends Compared {
+  /** Coefficient of variation of the per-round p50s the result is taken from. */
+  readonly cv: number
+  /** Whether the op had at least `minAtSpeed` measurements at speed (its result is theirs); else it is every kept round's. */
+  readonly steady: boolean
+  /** Its measurements at speed. */
+  readonly atSpeed: number
+}
+
 export interface SteadyComparison {
-  readonly results: ReadonlyArray<Compared & { readonly cv: number }>
+  readonly results: ReadonlyArray<SteadyCompared>
   readonly steadiness: Steadiness
   /** Every measurement taken, repeated ones included: the figures behind `steadiness`. */
   readonly attempts: ReadonlyArray<Attempt>
@@ -215,6 +236,8 @@ export const coefficientOfVariation = (xs: ReadonlyArray<number>): number => {
  * it waits (up to `maxWaitMs`) for it to come back; when the kernel ran more than `maxSlowdown` × its best around a
  * measurement, that op's round is measured again, up to `maxRepeats` times, so what is reported was measured at
  * the machine's normal speed. Nothing is scaled: a round is either measured in a steady state or counted as not.
+ * Repeats and waits have budgets (`maxRepeatShare`, `waitBudgetMsPerRound`), so a machine that stays slow costs a
+ * bounded amount of extra time and shows up as unsteady rounds in the result instead.
  */
 export const compareOpsSteady = async (ops: ReadonlyArray<Op>, options: SteadyOptions = {}): Promise<SteadyComparison> => {
   const rounds = options.rounds ?? 15
@@ -223,7 +246,10 @@ export const compareOpsSteady = async (ops: ReadonlyArray<Op>, options: SteadyOp
   const warmupRuns = options.warmupRuns ?? 12
   const maxSlowdown = options.maxSlowdown ?? 1.25
   const maxRepeats = options.maxRepeats ?? 3
-  const maxWaitMs = options.maxWaitMs ?? 1_000
+  const maxWaitMs = options.maxWaitMs ?? 300
+  const minAtSpeed = options.minAtSpeed ?? 4
+  let repeatBudget = Math.ceil((options.maxRepeatShare ?? 0.25) * ops.length * rounds)
+  let waitBudgetMs = (options.waitBudgetMsPerRound ?? 20) * ops.length * rounds
   if (kernelBestNs() === Infinity) await calibrateKernel()
   if (typeof globalThis.gc === "function") globalThis.gc()
   for (const op of ops) {
@@ -237,18 +263,20 @@ export const compareOpsSteady = async (ops: ReadonlyArray<Op>, options: SteadyOp
     for (const [i, op] of ops.entries()) {
       for (let attempt = 0; ; attempt++) {
         let before = coreSlowdown()
-        for (let waited = 0; before.slowdown > maxSlowdown && waited < maxWaitMs; waited += 20) {
+        for (let waited = 0; before.slowdown > maxSlowdown && waited < maxWaitMs && waitBudgetMs > 0; waited += 20) {
           await sleep(20)
           waitedMs += 20
+          waitBudgetMs -= 20
           before = coreSlowdown()
         }
         const timing = await measureNoGc(op, samples, cpuNs, options.now === undefined ? clock : { now: options.now })
         const after = coreSlowdown()
         const kernelNs = Math.max(before.ns, after.ns)
-        const keep = kernelNs / kernelBestNs() <= maxSlowdown || attempt === maxRepeats
+        const keep = kernelNs / kernelBestNs() <= maxSlowdown || attempt === maxRepeats || repeatBudget === 0
         measured.push({ op: i, round, timing, kernelNs, kept: keep })
         if (keep) break
         repeated++
+        repeatBudget--
       }
     }
   }
@@ -257,31 +285,61 @@ export const compareOpsSteady = async (ops: ReadonlyArray<Op>, options: SteadyOp
   const best = kernelBestNs()
   const attempts: ReadonlyArray<Attempt> = measured.map((a) => ({ ...a, slowdown: a.kernelNs / best }))
   const kept = attempts.filter((a) => a.kept)
-  const perOp = ops.map((_, i) => kept.filter((a) => a.op === i))
-  const base = perOp[0] as ReadonlyArray<Attempt>
-  const results = perOp.map((rows) => {
-    const ratios = rows.map((a, r) => a.timing.p50 / (base[r] as Attempt).timing.p50)
+  // What each op reports: its measurements at speed, repeated ones included, when it has enough of them; else its
+  // kept rounds as they came, and the op is counted unsteady (the table can mark it).
+  const atSpeed = (a: Attempt): boolean => a.slowdown <= maxSlowdown
+  const pools = ops.map((_, i) => {
+    const steady = attempts.filter((a) => a.op === i && atSpeed(a))
+    return steady.length >= minAtSpeed ? { rows: steady, steady: true } : { rows: kept.filter((a) => a.op === i), steady: false }
+  })
+  const baseP50 = median((pools[0] as { readonly rows: ReadonlyArray<Attempt> }).rows.map((a) => a.timing.p50))
+  const keptBase = kept.filter((a) => a.op === 0)
+  const results = pools.map(({ rows, steady }, i) => {
     const p50s = rows.map((a) => a.timing.p50)
+    const roundRatios = kept.filter((a) => a.op === i).map((a, r) => a.timing.p50 / (keptBase[r] as Attempt).timing.p50)
     return {
       avg: median(rows.map((a) => a.timing.avg)),
       p50: median(p50s),
       p99: median(rows.map((a) => a.timing.p99)),
-      ratio: median(ratios),
-      ratioMin: Math.min(...ratios),
-      ratioMax: Math.max(...ratios),
-      cv: coefficientOfVariation(p50s)
+      ratio: median(p50s) / baseP50,
+      ratioMin: Math.min(...roundRatios),
+      ratioMax: Math.max(...roundRatios),
+      cv: coefficientOfVariation(p50s),
+      steady,
+      atSpeed: attempts.filter((a) => a.op === i && atSpeed(a)).length
     }
   })
   return {
     results,
     steadiness: {
       rounds: kept.length,
+      atSpeed: attempts.filter(atSpeed).length,
+      measured: attempts.length,
       repeated,
-      unsteady: kept.filter((a) => a.slowdown > maxSlowdown).length,
-      worstKept: Math.max(...kept.map((a) => a.slowdown)),
+      unsteadyOps: results.filter((r) => !r.steady).length,
+      ops: ops.length,
       waitedMs,
       kernelBestNs: best
     },
     attempts
   }
+}
+
+/** A table's footnote, from the `steadiness` of its comparisons: lets a reader see whether the core stayed at speed. */
+export const steadinessNote = (all: ReadonlyArray<Steadiness>, rounds: number, samples: number): string => {
+  const sum = (pick: (s: Steadiness) => number) => all.reduce((a, s) => a + pick(s), 0)
+  const measured = sum((s) => s.measured)
+  const atSpeed = sum((s) => s.atSpeed)
+  const repeated = sum((s) => s.repeated)
+  const unsteady = sum((s) => s.unsteadyOps)
+  const best = Math.min(...all.map((s) => s.kernelBestNs))
+  const waited = sum((s) => s.waitedMs)
+  return (
+    `Core speed (decision 0091): every op measured in ${rounds} rounds of ${samples} samples after one GC and a warm-up, a fixed kernel ` +
+    `(best ${(best / 1e3).toFixed(1)} µs) probed before and after each measurement; ${repeated} of ${measured} measurements were repeats of a round the kernel ran over 1.25× its best around, ` +
+    `${(waited / 1e3).toFixed(1)} s spent waiting for the core. ${atSpeed} of ${measured} (${((100 * atSpeed) / measured).toFixed(0)} %) ran at speed; each figure is the median of its op's measurements at speed` +
+    (unsteady === 0
+      ? `, and every op had at least 4: a steady run.`
+      : `, except ${unsteady} of ${sum((s) => s.ops)} ops with fewer than 4 at speed, whose figures take all their rounds and are marked \`~\`: the core ran slow through them, read them as low.`)
+  )
 }
