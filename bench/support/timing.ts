@@ -148,6 +148,11 @@ export interface SteadyOptions {
   readonly waitBudgetMsPerRound?: number
   /** Measurements at speed an op needs for its result to be taken from them alone. */
   readonly minAtSpeed?: number
+  /**
+   * On the wall clock, a measurement during which the process got less than this share of a core (CPU time over
+   * wall time) counts as not at speed either: other processes took the core, and their time is in the samples.
+   */
+  readonly minCpuShare?: number
   /** The clock samples are read with, in ns; `BENCH_CLOCK`'s choice when absent. */
   readonly now?: () => number
 }
@@ -180,6 +185,11 @@ export interface Attempt {
   readonly kernelNs: number
   /** `kernelNs` relative to the best probe of the whole comparison. */
   readonly slowdown: number
+  /**
+   * The process's CPU time over the wall time the measurement took: under 1 when other processes held the core
+   * (a wall-clock sample then counts their time too). GC helper threads can push it over 1.
+   */
+  readonly cpuShare: number
   readonly kept: boolean
 }
 
@@ -235,7 +245,10 @@ export const coefficientOfVariation = (xs: ReadonlyArray<number>): number => {
  * (support/core-speed.ts) is probed right before and right after every measurement: when the core is slow before,
  * it waits (up to `maxWaitMs`) for it to come back; when the kernel ran more than `maxSlowdown` × its best around a
  * measurement, that op's round is measured again, up to `maxRepeats` times, so what is reported was measured at
- * the machine's normal speed. Nothing is scaled: a round is either measured in a steady state or counted as not.
+ * the machine's normal speed; on the wall clock a measurement during which the process got less than `minCpuShare`
+ * of a core counts as slow too (other processes' time is in its samples). Each op reports the median of its
+ * measurements at speed, repeats included, when it has `minAtSpeed` of them, else of all its rounds, marked
+ * unsteady. Nothing is scaled: a figure is either measured at speed or said not to be.
  * Repeats and waits have budgets (`maxRepeatShare`, `waitBudgetMsPerRound`), so a machine that stays slow costs a
  * bounded amount of extra time and shows up as unsteady rounds in the result instead.
  */
@@ -248,6 +261,10 @@ export const compareOpsSteady = async (ops: ReadonlyArray<Op>, options: SteadyOp
   const maxRepeats = options.maxRepeats ?? 3
   const maxWaitMs = options.maxWaitMs ?? 300
   const minAtSpeed = options.minAtSpeed ?? 4
+  const minCpuShare = options.minCpuShare ?? 0.85
+  const now = options.now === undefined ? clock : { now: options.now }
+  // Read on CPU time, a sample does not count the time other processes held the core: only the kernel decides.
+  const cpuClock = now.now !== undefined
   let repeatBudget = Math.ceil((options.maxRepeatShare ?? 0.25) * ops.length * rounds)
   let waitBudgetMs = (options.waitBudgetMsPerRound ?? 20) * ops.length * rounds
   if (kernelBestNs() === Infinity) await calibrateKernel()
@@ -269,11 +286,15 @@ export const compareOpsSteady = async (ops: ReadonlyArray<Op>, options: SteadyOp
           waitBudgetMs -= 20
           before = coreSlowdown()
         }
-        const timing = await measureNoGc(op, samples, cpuNs, options.now === undefined ? clock : { now: options.now })
+        const wall0 = process.hrtime.bigint()
+        const cpu0 = cpuNow()
+        const timing = await measureNoGc(op, samples, cpuNs, now)
+        const cpuShare = (cpuNow() - cpu0) / Number(process.hrtime.bigint() - wall0)
         const after = coreSlowdown()
         const kernelNs = Math.max(before.ns, after.ns)
-        const keep = kernelNs / kernelBestNs() <= maxSlowdown || attempt === maxRepeats || repeatBudget === 0
-        measured.push({ op: i, round, timing, kernelNs, kept: keep })
+        const fast = kernelNs / kernelBestNs() <= maxSlowdown && (cpuClock || cpuShare >= minCpuShare)
+        const keep = fast || attempt === maxRepeats || repeatBudget === 0
+        measured.push({ op: i, round, timing, kernelNs, cpuShare, kept: keep })
         if (keep) break
         repeated++
         repeatBudget--
@@ -287,7 +308,7 @@ export const compareOpsSteady = async (ops: ReadonlyArray<Op>, options: SteadyOp
   const kept = attempts.filter((a) => a.kept)
   // What each op reports: its measurements at speed, repeated ones included, when it has enough of them; else its
   // kept rounds as they came, and the op is counted unsteady (the table can mark it).
-  const atSpeed = (a: Attempt): boolean => a.slowdown <= maxSlowdown
+  const atSpeed = (a: Attempt): boolean => a.slowdown <= maxSlowdown && (cpuClock || a.cpuShare >= minCpuShare)
   const pools = ops.map((_, i) => {
     const steady = attempts.filter((a) => a.op === i && atSpeed(a))
     return steady.length >= minAtSpeed ? { rows: steady, steady: true } : { rows: kept.filter((a) => a.op === i), steady: false }
@@ -336,7 +357,8 @@ export const steadinessNote = (all: ReadonlyArray<Steadiness>, rounds: number, s
   const waited = sum((s) => s.waitedMs)
   return (
     `Core speed (decision 0091): every op measured in ${rounds} rounds of ${samples} samples after one GC and a warm-up, a fixed kernel ` +
-    `(best ${(best / 1e3).toFixed(1)} µs) probed before and after each measurement; ${repeated} of ${measured} measurements were repeats of a round the kernel ran over 1.25× its best around, ` +
+    `(best ${(best / 1e3).toFixed(1)} µs) probed before and after each measurement, which is at speed when the kernel ran within 1.25× its best around it and, on the wall clock, the process held the core (CPU time ≥ 0.85× wall time); ` +
+    `${repeated} of ${measured} measurements were repeats of a round that was not, ` +
     `${(waited / 1e3).toFixed(1)} s spent waiting for the core. ${atSpeed} of ${measured} (${((100 * atSpeed) / measured).toFixed(0)} %) ran at speed; each figure is the median of its op's measurements at speed` +
     (unsteady === 0
       ? `, and every op had at least 4: a steady run.`
