@@ -170,6 +170,9 @@ export interface Steadiness {
   /** Ops with fewer than `minAtSpeed` measurements at speed, reported from all their rounds. */
   readonly unsteadyOps: number
   readonly ops: number
+  /** Whether samples were read on a CPU-time clock (then the core's share is not part of "at speed"). */
+  readonly cpuClock: boolean
+  readonly minAtSpeed: number
   /** Milliseconds spent waiting for the core before measuring. */
   readonly waitedMs: number
   /** The best kernel probe, in ns. */
@@ -339,6 +342,8 @@ export const compareOpsSteady = async (ops: ReadonlyArray<Op>, options: SteadyOp
       repeated,
       unsteadyOps: results.filter((r) => !r.steady).length,
       ops: ops.length,
+      cpuClock,
+      minAtSpeed,
       waitedMs,
       kernelBestNs: best
     },
@@ -355,13 +360,15 @@ export const steadinessNote = (all: ReadonlyArray<Steadiness>, rounds: number, s
   const unsteady = sum((s) => s.unsteadyOps)
   const best = Math.min(...all.map((s) => s.kernelBestNs))
   const waited = sum((s) => s.waitedMs)
+  const least = [...new Set(all.map((s) => s.minAtSpeed))].join(" or ")
   return (
     `Core speed (decision 0091): every op measured in ${rounds} rounds of ${samples} samples after one GC and a warm-up, a fixed kernel ` +
-    `(best ${(best / 1e3).toFixed(1)} µs) probed before and after each measurement, which is at speed when the kernel ran within 1.25× its best around it and, on the wall clock, the process held the core (CPU time ≥ 0.85× wall time); ` +
+    `(best ${(best / 1e3).toFixed(1)} µs) probed before and after each measurement, which is at speed when the kernel ran within 1.25× its best around it` +
+    (all.every((s) => s.cpuClock) ? "; " : " and, on the wall clock, the process held the core (CPU time ≥ 0.85× wall time); ") +
     `${repeated} of ${measured} measurements were repeats of a round that was not, ` +
     `${(waited / 1e3).toFixed(1)} s spent waiting for the core. ${atSpeed} of ${measured} (${((100 * atSpeed) / measured).toFixed(0)} %) ran at speed; each figure is the median of its op's measurements at speed` +
     (unsteady === 0
-      ? `, and every op had at least 4: a steady run.`
-      : `, except ${unsteady} of ${sum((s) => s.ops)} ops with fewer than 4 at speed, whose figures take all their rounds and are marked \`~\`: the core ran slow through them, read them as low.`)
+      ? `, and every op had at least ${least}: a steady run.`
+      : `, except ${unsteady} of ${sum((s) => s.ops)} ops with fewer than ${least} at speed, whose figures take all their rounds and are marked \`~\`: the core ran slow through them, read them as low.`)
   )
 }
