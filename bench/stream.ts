@@ -75,8 +75,8 @@ const BREAKDOWN_CHUNK = 16 * 1024
  * `gc` is exposed (the benchmarks run with --expose-gc), and the heap then takes about ten 1 MB streams to grow
  * back, during which the async pipelines ran 2–4× slower (decision 0083); so the first table runs one GC and a
  * warm-up per cell and then measures with no GC before each round (`compareOpsSteady`). Many short rounds, each
- * with the core's speed probed around it and measured again when the core ran slow (decision 0091), so a slow
- * stretch of the machine costs a round rather than a cell. `BENCH_STREAM_ROUNDS` sets fewer for a quick check.
+ * with the core's speed probed around it and measured again when the core ran slow (decision 0091); each figure
+ * is the median of its op's measurements at speed, so a slow stretch of the machine costs a round, not a cell. `BENCH_STREAM_ROUNDS` sets fewer for a quick check.
  */
 const STREAM_ROUNDS = Number(process.env["BENCH_STREAM_ROUNDS"] ?? 15)
 const STREAM_SAMPLES = 9
