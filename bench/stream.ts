@@ -223,7 +223,7 @@ const main = async (): Promise<void> => {
   printHeader("Streams: SSE bytes → neutral events")
   console.log(
     "Body: one response per format, genuine transcript events repeated (a text block, then tool calls with their argument deltas), about 1 MB. " +
-      "MB/s = 10^6 bytes of SSE per second (median of interleaved rounds). The client and its floor read the body as fetch gives it (a byte stream, one chunk per read), and so does the AI SDK. " +
+      "MB/s = 10^6 bytes of SSE per second (median of interleaved rounds taken at the machine's speed; see the footnote). The client and its floor read the body as fetch gives it (a byte stream, one chunk per read), and so does the AI SDK. " +
       "The client floor is the least any client does on that body (read, UTF-8, lines, JSON.parse of each data line, one `for await` step per value); client / floor is the client's speed relative to it. " +
       "The last two columns are speed relative to the AI SDK parse-only pipeline (higher is faster).\n"
   )
