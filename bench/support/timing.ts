@@ -263,7 +263,7 @@ export const compareOpsSteady = async (ops: ReadonlyArray<Op>, options: SteadyOp
   const maxSlowdown = options.maxSlowdown ?? 1.25
   const maxRepeats = options.maxRepeats ?? 3
   const maxWaitMs = options.maxWaitMs ?? 300
-  const minAtSpeed = options.minAtSpeed ?? 4
+  const minAtSpeed = Math.min(options.minAtSpeed ?? 4, rounds)
   const minCpuShare = options.minCpuShare ?? 0.85
   const now = options.now === undefined ? clock : { now: options.now }
   // Read on CPU time, a sample does not count the time other processes held the core: only the kernel decides.
