@@ -24,6 +24,7 @@
  * the start, which this benchmark used before, skips the byte stream's per-read transfer of the buffer and made
  * the client look 1.5× as fast with 256 B reads, 1.2× with 1 KiB ones, as a real body lets it be.
  */
+import { appendFileSync } from "node:fs"
 import { jsonSchema, parseJsonEventStream } from "@ai-sdk/provider-utils"
 import { do_not_optimize } from "mitata"
 import type { Event } from "#internal/llm/event"
@@ -41,7 +42,7 @@ import { formatBytes, markdownTable, printHeader } from "./support/report.ts"
 import { type CorpusShape, chunkBytes, syntheticSse } from "./support/sse-corpus.ts"
 import { floorEvents } from "./support/client-floor.ts"
 import { PARSERS } from "./support/sse-parsers.ts"
-import { compareOps } from "./support/timing.ts"
+import { type SteadyCompared, type Steadiness, compareOps, compareOpsSteady, steadinessNote } from "./support/timing.ts"
 
 /**
  * `BENCH_STREAM=anthropic:256` (format and/or read size, comma-separated alternatives) runs only the matching
@@ -70,15 +71,15 @@ const TARGET_MBPS = 100
 const TARGET_CLIENT_MBPS = 80
 const BREAKDOWN_CHUNK = 16 * 1024
 /**
- * Samples per op and round in the first table. mitata starts every measurement with a full GC when `gc` is
- * exposed (the benchmarks run with --expose-gc), and the heap then takes about ten 1 MB streams to grow back:
- * until it has, the async pipelines (ours through the client, the AI SDK's), whose reads and batches outlive a
- * scavenge, ran 2–4× slower. With mitata's twelve samples the median fell in that transient and the client column
- * showed half its steady speed, slower with 16 KiB reads than with 256 B ones (decision 0083). With 36 the
- * median is a steady-state sample, as a long-running process streams.
+ * Rounds and samples per op and round in the first table. mitata starts every measurement with a full GC when
+ * `gc` is exposed (the benchmarks run with --expose-gc), and the heap then takes about ten 1 MB streams to grow
+ * back, during which the async pipelines ran 2–4× slower (decision 0083); so the first table runs one GC and a
+ * warm-up per cell and then measures with no GC before each round (`compareOpsSteady`). Many short rounds, each
+ * with the core's speed probed around it and measured again when the core ran slow (decision 0091); each figure
+ * is the median of its op's measurements at speed, so a slow stretch of the machine costs a round, not a cell. `BENCH_STREAM_ROUNDS` sets fewer for a quick check.
  */
-const STEADY_SAMPLES = 36
-const STREAM_ROUNDS = 5
+const STREAM_ROUNDS = Number(process.env["BENCH_STREAM_ROUNDS"] ?? 15)
+const STREAM_SAMPLES = 9
 
 /** One text block with about 20 text deltas per tool call, scaled so the body is about `TARGET_BYTES`. */
 const bodyFor = (scheme: SchemeName): Uint8Array => {
@@ -180,6 +181,9 @@ const aiSdkParse = async (chunks: ReadonlyArray<Uint8Array>): Promise<number> =>
   }
 }
 
+/** `BENCH_STEADY_LOG=file` appends every measurement of the first table (kernel slowdown included) as JSON lines. */
+const log = process.env["BENCH_STEADY_LOG"]
+
 const mbps = (bytes: number, ns: number): number => (bytes / ns) * 1e3
 
 /** The decode path cut after each stage, to show which stage costs what. */
@@ -219,12 +223,13 @@ const main = async (): Promise<void> => {
   printHeader("Streams: SSE bytes → neutral events")
   console.log(
     "Body: one response per format, genuine transcript events repeated (a text block, then tool calls with their argument deltas), about 1 MB. " +
-      "MB/s = 10^6 bytes of SSE per second (median of interleaved rounds). The client and its floor read the body as fetch gives it (a byte stream, one chunk per read), and so does the AI SDK. " +
+      "MB/s = 10^6 bytes of SSE per second (median of interleaved rounds taken at the machine's speed; see the footnote). The client and its floor read the body as fetch gives it (a byte stream, one chunk per read), and so does the AI SDK. " +
       "The client floor is the least any client does on that body (read, UTF-8, lines, JSON.parse of each data line, one `for await` step per value); client / floor is the client's speed relative to it. " +
       "The last two columns are speed relative to the AI SDK parse-only pipeline (higher is faster).\n"
   )
   const rows: Array<Array<string>> = []
   const misses: Array<string> = []
+  const steadiness: Array<Steadiness> = []
   for (const { scheme, provider } of FORMATS) {
     const body = bodyFor(scheme.name)
     for (const size of CHUNK_SIZES) {
@@ -240,13 +245,16 @@ const main = async (): Promise<void> => {
       if (sanity.some((n) => n === 0)) throw new Error(`${scheme.name}: a contender produced nothing`)
       const client = viaClient(provider, chunks)
       const floor = viaFloor(chunks)
-      const [sdk, decode, timeline, full, least] = await compareOps(
+      const compared = await compareOpsSteady(
         [() => aiSdkParse(chunks), () => decodeOnly(scheme, chunks), () => decodeWithTimeline(scheme, chunks), client, floor],
-        STREAM_ROUNDS,
-        40e6,
-        STEADY_SAMPLES
+        { rounds: STREAM_ROUNDS, samples: STREAM_SAMPLES, warmupRuns: 10 }
       )
+      steadiness.push(compared.steadiness)
+      if (log !== undefined) appendFileSync(log, `${JSON.stringify({ cell: `${scheme.name}:${size}`, attempts: compared.attempts })}\n`)
+      const [sdk, decode, timeline, full, least] = compared.results
       const rate = (t: { readonly p50: number }) => mbps(body.length, t.p50)
+      /** A figure taken from rounds the core ran slow through is marked (decision 0091). */
+      const shown = (t: SteadyCompared) => `${t.steady ? "" : "~"}${rate(t).toFixed(0)}`
       const ratio = (t: { readonly ratio: number }) => `${(1 / t.ratio).toFixed(2)}×`
       for (const [label, t, target] of [["decode", decode, TARGET_MBPS], ["client", full, TARGET_CLIENT_MBPS]] as const) {
         if (t !== undefined && rate(t) < target) misses.push(`${scheme.name} ${label} @ ${formatBytes(size)} ${rate(t).toFixed(0)}`)
@@ -256,12 +264,12 @@ const main = async (): Promise<void> => {
         scheme.name,
         formatBytes(body.length),
         formatBytes(size),
-        rate(decode).toFixed(0),
-        rate(timeline).toFixed(0),
-        rate(full).toFixed(0),
-        rate(least).toFixed(0),
+        shown(decode),
+        shown(timeline),
+        shown(full),
+        shown(least),
         `${(least.p50 / full.p50).toFixed(2)}×`,
-        rate(sdk).toFixed(0),
+        shown(sdk),
         ratio(decode),
         ratio(full)
       ])
@@ -280,6 +288,7 @@ const main = async (): Promise<void> => {
       ? `\n${target}: met in all ${cells} cells.`
       : `\n${target}: met in ${cells - misses.length} of ${cells} cells; below it: ${misses.join("; ")}.`
   )
+  console.log(`\n${steadinessNote(steadiness, STREAM_ROUNDS, STREAM_SAMPLES)}`)
 
   if (only !== undefined) return
   console.log("\n### SSE parsers side by side (TextDecoder + parser, no JSON)\n")

@@ -13,18 +13,34 @@ import { createUtf8Reads } from "#internal/llm/transport/utf8-reads"
 
 const DONE: IteratorReturnResult<undefined> = { value: undefined, done: true }
 
+/** One read of a body: a web stream's default reader and a Node stream's async iterator both answer like this. */
+export interface BodyReads {
+  read(): Promise<{ readonly done?: boolean; readonly value?: Uint8Array }>
+}
+
+/** How many reads the floor took and how many bytes they carried: the read size a client actually saw. */
+export interface ReadCount {
+  reads: number
+  bytes: number
+}
+
 class FloorEvents implements AsyncIterableIterator<unknown> {
   private readonly text = createUtf8Reads()
   private carry = ""
   private values: Array<unknown> = []
   private at = 0
-  private readonly onRead = (read: { readonly done: boolean; readonly value?: Uint8Array }): IteratorResult<unknown> | Promise<IteratorResult<unknown>> => {
-    if (read.done) return DONE
+  private readonly onRead = (read: { readonly done?: boolean; readonly value?: Uint8Array }): IteratorResult<unknown> | Promise<IteratorResult<unknown>> => {
+    if (read.done === true) return DONE
+    this.count.reads++
+    this.count.bytes += (read.value as Uint8Array).byteLength
     this.split(this.text.decode(read.value as Uint8Array))
     return this.next()
   }
 
-  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+  constructor(
+    private readonly reader: BodyReads,
+    private readonly count: ReadCount
+  ) {}
 
   next(): Promise<IteratorResult<unknown>> {
     if (this.at < this.values.length) return Promise.resolve({ value: this.values[this.at++], done: false })
@@ -54,5 +70,11 @@ class FloorEvents implements AsyncIterableIterator<unknown> {
   }
 }
 
+const uncounted = (): ReadCount => ({ reads: 0, bytes: 0 })
+
 /** The parsed `data:` values of an SSE body, one `next()` each. */
-export const floorEvents = (body: ReadableStream<Uint8Array>): AsyncIterableIterator<unknown> => new FloorEvents(body.getReader())
+export const floorEvents = (body: ReadableStream<Uint8Array>, count: ReadCount = uncounted()): AsyncIterableIterator<unknown> =>
+  new FloorEvents(body.getReader(), count)
+
+/** The same floor over any source of reads (a Node stream's async iterator, a queue of `'data'` events). */
+export const floorEventsOf = (reads: BodyReads, count: ReadCount = uncounted()): AsyncIterableIterator<unknown> => new FloorEvents(reads, count)

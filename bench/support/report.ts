@@ -25,7 +25,7 @@ export const printHeader = (title: string): void => {
 }
 
 export const markdownTable = (headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  const right = (cell: string): boolean => /^[\d.,]+\s?(ns|µs|ms|s|B|KiB|MiB|×)?$/.test(cell)
+  const right = (cell: string): boolean => /^~?[\d.,]+\s?(ns|µs|ms|s|B|KiB|MiB|×)?$/.test(cell)
   const align = headers.map((_, i) => (rows.length > 0 && rows.every((r) => right(r[i] ?? "")) ? "---:" : "---"))
   const line = (cells: ReadonlyArray<string>): string => `| ${cells.join(" | ")} |`
   return [line(headers), line(align), ...rows.map(line)].join("\n")
