@@ -18,6 +18,10 @@
  *   with the CPU clock on a loaded machine: the light rows' ratios were the same within the noise with and
  *   without the heavy peers in the rounds; the split is a guard, not a correction.)
  * - `BENCH_CLOCK=cpu` reads process CPU time instead of the wall clock for every row (bench/support/timing.ts).
+ * - The main table is measured with `compareOpsSteady` (decision 0091): a fixed kernel probed around every
+ *   measurement, a measurement taken while the core ran slow repeated within a budget, and each row's figure the
+ *   median of its measurements at speed (`~` before a ratio marks a row that had too few of them). The table's
+ *   footnote says how steady the run was.
  */
 import { asSchema, executeTool, safeParseJSON } from "@ai-sdk/provider-utils"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -39,9 +43,12 @@ import { ownedOutputItem, toOutputItem } from "#internal/worker/tool-outcome"
 import { benchCore } from "./support/worker-core.ts"
 import { cancellable } from "./support/cancellable-floor.ts"
 import { formatNs, markdownTable, printHeader } from "./support/report.ts"
-import { type Compared, clockName, compareOps } from "./support/timing.ts"
+import { type Compared, type SteadyCompared, clockName, compareOps, compareOpsSteady, steadinessNote } from "./support/timing.ts"
 
 const VALID = '{"city":"Lisbon","days":3}'
+/** Rounds and samples per op and round of the main table (decision 0091: many short rounds, measured at speed). */
+const DISPATCH_ROUNDS = 15
+const DISPATCH_SAMPLES = 12
 const INVALID = '{"city":"Lisbon","days":20}'
 
 interface WeatherArgs {
@@ -451,13 +458,15 @@ const main = async (): Promise<void> => {
   for (const contender of contenders) await verify(contender)
   await verifyCancellable()
   const timedOf = (c: Contender): (() => unknown) => c.timed ?? (() => c.call(VALID))
-  const lightResults = await compareOps(light.map(timedOf))
-  const heavyResults = await compareOps(heavy.map(timedOf))
-  const results = [...lightResults, ...heavyResults.slice(1)]
+  // Decision 0091: each row reports only what was measured while the core ran at its normal speed.
+  const steadyOptions = { rounds: DISPATCH_ROUNDS, samples: DISPATCH_SAMPLES, cpuNsPerRound: 40e6 }
+  const lightRun = await compareOpsSteady(light.map(timedOf), steadyOptions)
+  const heavyRun = await compareOpsSteady(heavy.map(timedOf), steadyOptions)
+  const results = [...lightRun.results, ...heavyRun.results.slice(1)]
   await mcpContender.close()
   await pool.close()
 
-  const measured = contenders.map((c, i) => ({ c, t: results[i] as Compared }))
+  const measured = contenders.map((c, i) => ({ c, t: results[i] as SteadyCompared }))
   console.log(
     markdownTable(
       ["implementation", "schema", "avg/op", "p50/op", "× baseline (p50)", "range over rounds"],
@@ -466,11 +475,12 @@ const main = async (): Promise<void> => {
         c.schema,
         formatNs(t.avg),
         formatNs(t.p50),
-        `${t.ratio.toFixed(2)}×`,
+        `${t.steady ? "" : "~"}${t.ratio.toFixed(2)}×`,
         `${t.ratioMin.toFixed(2)}–${t.ratioMax.toFixed(2)}`
       ])
     )
   )
+  console.log(`\n${steadinessNote([lightRun.steadiness, heavyRun.steadiness], DISPATCH_ROUNDS, DISPATCH_SAMPLES)}`)
   console.log(
     "\nEvery contender is checked first: same output text for valid arguments, refusal of `days: 20`. " +
       "Times are medians over interleaved rounds; ratios are per-round p50 ratios to the baseline, median and range. " +
