@@ -156,13 +156,6 @@ export interface BoundedCodec<A> extends ArgumentCodec<A> {
 export const isBoundedCodec = <A>(codec: ArgumentCodec<A>): codec is BoundedCodec<A> =>
   typeof (codec as Partial<BoundedCodec<A>>).checkWithin === "function"
 
-/**
- * @internal What `checkWithin` answered, as the result `decode` gives: the input itself stands for
- * `{ ok: true, value: input }`.
- */
-export const asDecodeResult = <A>(input: unknown, answer: unknown): DecodeResult<A> | Promise<DecodeResult<A>> =>
-  answer === input ? { ok: true, value: input as A } : (answer as DecodeResult<A> | Promise<DecodeResult<A>>)
-
 /** A key shown bare in a path: identifier-like and short; anything else is quoted (bounded, escaped). */
 const BARE_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/
 

@@ -1,7 +1,6 @@
 import { Effect } from "effect"
 import type { ArgumentSchema, InferArguments, TypedJsonSchema } from "../schema/codec.ts"
 import { formatIssues, isBoundedCodec, makeArgumentCodec } from "../schema/codec.ts"
-import type { DecodeFailure } from "../schema/argument-codec.ts"
 import { RecursiveSchemaError, UnsupportedSchemaError } from "../schema/normalize.ts"
 import { quote } from "../schema/quote.ts"
 import type { ArgumentCodec, DecodeResult } from "../schema/argument-codec.ts"
@@ -140,7 +139,7 @@ const runHandler = <A, State>(
 }
 
 /** Set by the typed tool class's static block: the only ways to reach its unrendered entries. */
-let unrendered: (tool: Tool, args: string | ParsedArguments, context: ToolContext, depthBound?: number, sizeBound?: number) => Promise<unknown>
+let unrendered: (tool: Tool, text: string, context: ToolContext) => Promise<unknown>
 let parsedUnrendered: (tool: Tool, args: BoundedArguments, context: ToolContext) => Promise<unknown>
 
 /**
@@ -150,19 +149,13 @@ let parsedUnrendered: (tool: Tool, args: BoundedArguments, context: ToolContext)
 export const isTypedTool = (tool: Tool): boolean => tool instanceof TypedTool
 
 /**
- * @internal A typed tool's call, resolving with what its `execute` / `executeParsed` would resolve with, or
+ * @internal A typed tool's call from the argument text, resolving with what its `execute` would resolve with, or
  * with the handler's value before `renderToolOutput` turns it into that text (strings are their own text), and
- * rejecting with what they would reject with, or with a value `toToolError` maps onto it. For callers that
- * race the call and map its result in one reaction of their own (the tool server, the Worker). `depthBound` and
- * `sizeBound`, given with a parsed value, are upper bounds its parser counted (see `BoundedCodec`).
+ * rejecting with what it would reject with, or with a value `toToolError` maps onto it. For callers that race
+ * the call and map its result in one reaction of their own (the tool server, the Worker); a parsed value goes
+ * through `executeParsedUnrendered`.
  */
-export const executeUnrendered = (
-  tool: Tool,
-  args: string | ParsedArguments,
-  context: ToolContext,
-  depthBound?: number,
-  sizeBound?: number
-): Promise<unknown> => unrendered(tool, args, context, depthBound, sizeBound)
+export const executeUnrendered = (tool: Tool, text: string, context: ToolContext): Promise<unknown> => unrendered(tool, text, context)
 
 /** A parsed value and the bounds its parser counted, as the Worker prepares a call (its `CallArguments`). */
 export interface BoundedArguments {
@@ -174,8 +167,9 @@ export interface BoundedArguments {
 /**
  * @internal `executeUnrendered` with a parsed value, for a `tool` the caller has just found `isTypedTool`: one
  * entry from the Worker's call to the handler, with no dispatch on the arguments' form and no second class check
- * (a tool of another class throws a `TypeError` here, as reading a private field of it does). Answers exactly
- * what `executeUnrendered(tool, args.value, context, args.depthBound, args.sizeBound)` answers.
+ * (a tool of another class throws a `TypeError` here, as reading a private field of it does). Answers what
+ * `executeParsed` answers, with the handler's value unrendered as `executeUnrendered` gives it. `depthBound` and
+ * `sizeBound` are upper bounds the value's parser counted (see `BoundedCodec`).
  */
 export const executeParsedUnrendered = (tool: Tool, args: BoundedArguments, context: ToolContext): Promise<unknown> =>
   parsedUnrendered(tool, args, context)
@@ -201,9 +195,9 @@ class TypedTool<A, State> implements Tool {
   }
 
   static {
-    unrendered = (tool, args, context, depthBound, sizeBound) => {
+    unrendered = (tool, text, context) => {
       if (!(tool instanceof TypedTool)) throw new TypeError("executeUnrendered: not a defineTool tool")
-      return typeof args === "string" ? tool.#fromText(args, context, false) : tool.#fromValue(args, context, false, depthBound, sizeBound)
+      return tool.#fromText(text, context, false)
     }
     parsedUnrendered = (tool, args, context) => (tool as TypedTool<unknown, unknown>).#fromValue(args.value, context, false, args.depthBound, args.sizeBound)
   }
@@ -248,7 +242,7 @@ class TypedTool<A, State> implements Tool {
       // Only a Standard Schema with an asynchronous validate gets here; the closure is off the hot path.
       return decoded.then((result) => runHandler(this.#handler, decodedValue(result), context, this.#state, true), rejectAsToolError)
     }
-    if (!decoded.ok) return rejectAsToolError(new InvalidArgument({ message: formatIssues(decoded as DecodeFailure) }))
+    if (!decoded.ok) return rejectAsToolError(new InvalidArgument({ message: formatIssues(decoded) }))
     return runHandler(this.#handler, decoded.value, context, this.#state, rendered)
   }
 }

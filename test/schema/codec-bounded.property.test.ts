@@ -1,7 +1,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { type BoundedCodec, asDecodeResult, jsonSchema, makeArgumentCodec } from "../../src/schema/codec.ts"
+import type { DecodeResult } from "../../src/schema/argument-codec.ts"
+import { type BoundedCodec, jsonSchema, makeArgumentCodec } from "../../src/schema/codec.ts"
 import { measureValue } from "../../src/schema/json-depth.ts"
 import { prepareArguments } from "../../src/worker/prepared-arguments.ts"
 import type { WorkerCore } from "../../src/worker/worker-core.ts"
@@ -13,6 +14,10 @@ import type { WorkerCore } from "../../src/worker/worker-core.ts"
  * size, so a wrong shortcut would show as a different result: the input itself exactly when `decode` accepts it
  * unchanged with no library decode, else a result equal to `decode`'s (never the input).
  */
+
+/** What `checkWithin` answered, as the result `decode` gives: the input itself stands for `{ ok: true, value: input }`. */
+const asDecodeResult = (input: unknown, answer: unknown): DecodeResult<unknown> | Promise<DecodeResult<unknown>> =>
+  answer === input ? { ok: true, value: input } : (answer as DecodeResult<unknown> | Promise<DecodeResult<unknown>>)
 
 /** `checkWithin`'s answer held to `decode`'s: identity only for an unchanged acceptance by a codec with no library decode. */
 const expectAsDecode = (
