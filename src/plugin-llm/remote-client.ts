@@ -3,6 +3,8 @@ import { ACCESS_KEY_HEADER, REGISTRANT_TOKEN_HEADER } from "../remote/wire.ts"
 import type { ArgumentSchema, InferArguments } from "../schema/codec.ts"
 import { isRawJsonSchema } from "../schema/sources/raw.ts"
 import { outputCodec } from "../llm/completion/output-plan.ts"
+import { fetchBoundByAbort } from "../llm/transport/abort-bound.ts"
+import { readCapped } from "../llm/transport/read-capped.ts"
 import {
   type FallbackHop,
   type GatedOverride,
@@ -108,7 +110,7 @@ export const createRemotePluginLlm = (options: RemotePluginLlmOptions): PluginLl
   const post = async (path: string, body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<Record<string, unknown>> => {
     let response: Response
     try {
-      response = await fetchFn(`${base}${path}`, {
+      response = await fetchBoundByAbort(fetchFn, `${base}${path}`, {
         method: "POST",
         headers: {
           "content-type": "application/json",
@@ -124,9 +126,8 @@ export const createRemotePluginLlm = (options: RemotePluginLlmOptions): PluginLl
     }
     let parsed: unknown
     try {
-      const text = await response.text()
-      if (text.length > maxBytes) throw new Error("too large")
-      parsed = JSON.parse(text)
+      // Cut at the limit, so an oversized answer fails to parse instead of being buffered whole.
+      parsed = JSON.parse(await readCapped(response.body, maxBytes, signal))
     } catch {
       if (signal?.aborted === true) throw new PluginLlmCancelled({ message: "the call was cancelled" })
       throw new PluginLlmProviderUnavailable({ hops: [], message: `the host answered HTTP ${response.status} without a readable JSON body` })

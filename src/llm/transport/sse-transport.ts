@@ -13,6 +13,7 @@ import {
 import type { LlmError } from "../llm-error.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { createSseParser } from "../sse.ts"
+import { cancelReaderOnAbort, fetchBoundByAbort } from "./abort-bound.ts"
 import { connectionRefusedMessage, isConnectionRefused } from "./connection-refused.ts"
 import { eventsOf } from "./event-batches.ts"
 import { createUtf8Reads } from "./utf8-reads.ts"
@@ -236,7 +237,7 @@ async function* runAttempt(
     timer.start("headers", options.timeouts.headersMs)
     let response: Response
     try {
-      response = await options.fetch(call.url, {
+      response = await fetchBoundByAbort(options.fetch, call.url, {
         method: "POST",
         headers: requestHeaders(call.headers),
         body: call.body,
@@ -251,7 +252,7 @@ async function* runAttempt(
     const readWholeBody = async (maxBytes: number): Promise<string> => {
       timer.start("idle", options.timeouts.idleMs)
       try {
-        return await readCapped(response.body, maxBytes)
+        return await readCapped(response.body, maxBytes, controller.signal)
       } catch (cause) {
         throw fail(cause)
       }
@@ -290,6 +291,7 @@ async function* runAttempt(
 
     timer.start("first_event", options.timeouts.firstEventMs)
     reader = response.body.getReader()
+    cancelReaderOnAbort(reader, controller.signal)
     const text = createUtf8Reads()
     const sse = createSseParser(limits.maxEventChars)
     const decoder = call.decoder({ limits })
@@ -348,6 +350,8 @@ async function* runAttempt(
       let chunk: Awaited<ReturnType<typeof reader.read>>
       try {
         chunk = await reader.read()
+        // Done after an abort is the abort cancelling the reader (the body may never have heard of it).
+        if (chunk.done && controller.signal.aborted) throw controller.signal.reason
       } catch (cause) {
         const failure = fail(cause)
         // Gone quiet after everything a whole response needs: it is over, not failed.

@@ -1,3 +1,4 @@
+import { fetchBoundByAbort } from "../../llm/transport/abort-bound.ts"
 import { readCapped } from "../../llm/transport/read-capped.ts"
 import { describeThrown } from "../../tool/describe-thrown.ts"
 import { ACCESS_KEY_HEADER, INSTANCE_HEADER, REGISTRANT_TOKEN_HEADER } from "../wire.ts"
@@ -57,7 +58,7 @@ export class HostClient {
     const combined = signal === undefined ? timeout : AbortSignal.any([timeout, signal])
     let response: Response
     try {
-      response = await fetch(new URL(path.replace(/^\//, ""), this.base), { method, headers, redirect: "manual", signal: combined, ...(body === undefined ? {} : { body }) })
+      response = await fetchBoundByAbort(fetch, new URL(path.replace(/^\//, ""), this.base), { method, headers, redirect: "manual", signal: combined, ...(body === undefined ? {} : { body }) })
     } catch (thrown) {
       const why = timeout.aborted ? `no answer within ${this.options.requestTimeoutMs} ms` : unreachable(thrown)
       return { status: 0, instanceId: undefined, body: undefined, error: `${method} ${path}: ${why}` }
@@ -65,7 +66,7 @@ export class HostClient {
     const instanceId = response.headers.get(INSTANCE_HEADER) ?? undefined
     let text: string
     try {
-      text = await readCapped(response.body, MAX_ANSWER_BYTES)
+      text = await readCapped(response.body, MAX_ANSWER_BYTES, combined)
     } catch (thrown) {
       return { status: 0, instanceId, body: undefined, error: `${method} ${path}: the answer broke off: ${describeThrown(thrown, 200)}` }
     }

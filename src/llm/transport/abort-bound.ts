@@ -1,0 +1,60 @@
+/**
+ * Aborts that take effect whether or not `fetch` carries them (decision 0092).
+ *
+ * Node's `fetch` links a request to the caller's signal only through a weak reference to the request's own
+ * controller (nodejs/undici#3644). Once a collection has run, aborting the caller's signal can leave the request
+ * and its body unaware: the `fetch` promise stays pending while a server withholds its headers, and body reads
+ * keep resolving while a server keeps writing. A deadline or a cancel must not depend on that link, so the
+ * helpers here end the caller's wait themselves when the signal aborts and release the connection through the
+ * body stream, whose cancel does reach the request.
+ */
+
+const ignore = (): undefined => undefined
+
+/**
+ * `fetch(input, init)` whose promise rejects with the signal's reason as soon as `init.signal` aborts. A response
+ * that arrives after the abort anyway has its body cancelled, which closes the connection.
+ */
+export const fetchBoundByAbort = (fetch: typeof globalThis.fetch, input: string | URL, init: RequestInit): Promise<Response> => {
+  const signal = init.signal
+  const pending = fetch(input, init)
+  if (signal == null) return pending
+  return new Promise<Response>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(signal.reason)
+      pending.then((late) => late.body?.cancel(signal.reason).catch(ignore), ignore)
+    }
+    if (signal.aborted) {
+      onAbort()
+      return
+    }
+    signal.addEventListener("abort", onAbort, { once: true })
+    pending.then(
+      (response) => {
+        signal.removeEventListener("abort", onAbort)
+        resolve(response)
+      },
+      (thrown: unknown) => {
+        signal.removeEventListener("abort", onAbort)
+        reject(thrown)
+      }
+    )
+  })
+}
+
+/**
+ * Cancels `reader` when `signal` aborts, so a pending read resolves as done at once (and the connection is
+ * released) even when the body never learns of the abort. Returns the function that stops watching. A read that
+ * reports done while `signal.aborted` is the abort, not the end of the body: callers check for it.
+ */
+export const cancelReaderOnAbort = (reader: ReadableStreamDefaultReader<Uint8Array>, signal: AbortSignal): (() => void) => {
+  const onAbort = (): void => {
+    reader.cancel(signal.reason).catch(ignore)
+  }
+  if (signal.aborted) {
+    onAbort()
+    return ignore
+  }
+  signal.addEventListener("abort", onAbort, { once: true })
+  return () => signal.removeEventListener("abort", onAbort)
+}
