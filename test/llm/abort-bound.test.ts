@@ -1,5 +1,6 @@
 /**
- * Deadlines and cancels hold when `fetch` never hears of the abort (decision 0092).
+ * Deadlines and cancels hold when `fetch` never hears of the abort (decision 0092): the transport's
+ * `AttemptAbort`, and `fetchBoundByAbort` / `readCapped` for the plugin side's requests.
  *
  * Node's fetch can lose the link between the caller's signal and the request once a collection has run
  * (nodejs/undici#3644): CI saw a stream of keep-alives outlive its 300 ms first-content deadline by 8 s, the
@@ -16,6 +17,7 @@ import { Item } from "../../src/llm/item.ts"
 import type { Request } from "../../src/llm/request.ts"
 import { openAiChatScheme } from "../../src/llm/schemes/openai-chat.ts"
 import { fetchBoundByAbort } from "../../src/llm/transport/abort-bound.ts"
+import { AttemptAbort } from "../../src/llm/transport/attempt-abort.ts"
 import { readCapped } from "../../src/llm/transport/read-capped.ts"
 import { defaultRetryPolicy } from "../../src/llm/transport/retry-policy.ts"
 import { streamSse } from "../../src/llm/transport/sse-transport.ts"
@@ -162,6 +164,49 @@ describe("fetchBoundByAbort", () => {
     expect(await fetchBoundByAbort(async () => answer, "http://127.0.0.1:9/", { signal: new AbortController().signal })).toBe(answer)
     const failure = new TypeError("fetch failed")
     await expect(fetchBoundByAbort(() => Promise.reject(failure), "http://127.0.0.1:9/", {})).rejects.toBe(failure)
+  })
+})
+
+describe("AttemptAbort", () => {
+  it("an abort rejects the pending fetch with its reason and cancels the answer that arrives later", async () => {
+    let cancelled: unknown
+    let answer!: (response: Response) => void
+    const attempt = new AttemptAbort()
+    const pending = attempt.fetch(() => new Promise<Response>((resolve) => (answer = resolve)), "http://127.0.0.1:9/", { method: "POST" })
+    const reason = new Error("deadline")
+    attempt.abort(reason)
+    await expect(pending).rejects.toBe(reason)
+    answer(new Response(new ReadableStream({ cancel: (why) => void (cancelled = why) })))
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(cancelled).toBe(reason)
+  })
+
+  it("after an abort no request is sent; the first abort's reason stays", async () => {
+    const attempt = new AttemptAbort()
+    const first = new Error("first")
+    attempt.abort(first)
+    attempt.abort(new Error("second"))
+    let sent = 0
+    await expect(attempt.fetch(async () => (sent++, new Response("")), "http://127.0.0.1:9/", {})).rejects.toBe(first)
+    expect(sent).toBe(0)
+    expect(attempt.signal.reason).toBe(first)
+  })
+
+  it("hands fetch its signal, and an abort cancels the watched reader: a pending read reports done", async () => {
+    const attempt = new AttemptAbort()
+    let seen: AbortSignal | null | undefined
+    const response = await attempt.fetch(
+      async (_input, init) => ((seen = init?.signal), new Response(new ReadableStream<Uint8Array>())),
+      "http://127.0.0.1:9/",
+      {}
+    )
+    expect(seen).toBe(attempt.signal)
+    const reader = response.body!.getReader()
+    attempt.watch(reader)
+    const read = reader.read()
+    attempt.abort()
+    expect(await read).toEqual({ done: true, value: undefined })
+    expect(attempt.signal.aborted).toBe(true)
   })
 })
 

@@ -13,7 +13,7 @@ import {
 import type { LlmError } from "../llm-error.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { createSseParser } from "../sse.ts"
-import { cancelReaderOnAbort, fetchBoundByAbort } from "./abort-bound.ts"
+import { AttemptAbort } from "./attempt-abort.ts"
 import { connectionRefusedMessage, isConnectionRefused } from "./connection-refused.ts"
 import { eventsOf } from "./event-batches.ts"
 import { createUtf8Reads } from "./utf8-reads.ts"
@@ -220,10 +220,10 @@ async function* runAttempt(
 ): AsyncGenerator<EventBatch<Event>, void, undefined> {
   const limits = options.limits ?? defaultResponseLimits
   const where = shownUrl(call.url)
-  const controller = new AbortController()
-  const forwardAbort = () => controller.abort()
+  const attempt = new AttemptAbort()
+  const forwardAbort = () => attempt.abort()
   signal?.addEventListener("abort", forwardAbort, { once: true })
-  const timer = new PhaseTimer(controller, total)
+  const timer = new PhaseTimer(attempt, total)
   const fail = (cause: unknown): AttemptFailure => {
     const classified = classifyRejection(cause, signal, timer)
     const refused = classified._tag === "LlmNetworkError" && isConnectionRefused(cause) ? connectionRefusedMessage(call.url, options.provider) : undefined
@@ -232,16 +232,14 @@ async function* runAttempt(
     const retryable = (error._tag === "LlmNetworkError" || error._tag === "LlmTimeout") && !(error._tag === "LlmTimeout" && error.phase === "total")
     return new AttemptFailure(error, retryable)
   }
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
   try {
     timer.start("headers", options.timeouts.headersMs)
     let response: Response
     try {
-      response = await fetchBoundByAbort(options.fetch, call.url, {
+      response = await attempt.fetch(options.fetch, call.url, {
         method: "POST",
         headers: requestHeaders(call.headers),
         body: call.body,
-        signal: controller.signal,
         redirect: "error"
       })
     } catch (cause) {
@@ -252,7 +250,7 @@ async function* runAttempt(
     const readWholeBody = async (maxBytes: number): Promise<string> => {
       timer.start("idle", options.timeouts.idleMs)
       try {
-        return await readCapped(response.body, maxBytes, controller.signal)
+        return await readCapped(response.body, maxBytes, attempt.signal)
       } catch (cause) {
         throw fail(cause)
       }
@@ -290,8 +288,8 @@ async function* runAttempt(
     }
 
     timer.start("first_event", options.timeouts.firstEventMs)
-    reader = response.body.getReader()
-    cancelReaderOnAbort(reader, controller.signal)
+    const reader = response.body.getReader()
+    attempt.watch(reader)
     const text = createUtf8Reads()
     const sse = createSseParser(limits.maxEventChars)
     const decoder = call.decoder({ limits })
@@ -351,7 +349,7 @@ async function* runAttempt(
       try {
         chunk = await reader.read()
         // Done after an abort is the abort cancelling the reader (the body may never have heard of it).
-        if (chunk.done && controller.signal.aborted) throw controller.signal.reason
+        if (chunk.done && attempt.signal.aborted) throw attempt.signal.reason
       } catch (cause) {
         const failure = fail(cause)
         // Gone quiet after everything a whole response needs: it is over, not failed.
@@ -434,9 +432,8 @@ async function* runAttempt(
   } finally {
     timer.dispose()
     signal?.removeEventListener("abort", forwardAbort)
-    // Stops reading (a terminal event may leave the body open), then ends the connection: also when the consumer
-    // stops early or an error left the body unread.
-    reader?.cancel().catch(() => undefined)
-    controller.abort(ATTEMPT_OVER)
+    // Ends the connection and cancels the reader (a terminal event may leave the body open): also when the
+    // consumer stops early or an error left the body unread. An attempt aborted before has done both already.
+    attempt.abort(ATTEMPT_OVER)
   }
 }

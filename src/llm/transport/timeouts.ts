@@ -41,7 +41,7 @@ export interface ExpiredPhase {
 }
 
 /**
- * One resettable phase timer, plus the call's total deadline, that abort the attempt's controller when they
+ * One resettable phase timer, plus the call's total deadline, that abort the attempt (its `AttemptAbort`) when they
  * fire and remember which deadline it was, so the resulting abort is reported as an `LlmTimeout` rather than a
  * network failure.
  *
@@ -87,7 +87,7 @@ export class PhaseTimer {
    * millisecond, so many short pauses cannot round the remaining time up), and its configured length.
    */
   constructor(
-    private readonly controller: AbortController,
+    private readonly attempt: { abort(): void },
     total?: { readonly at: number; readonly afterMs: number }
   ) {
     if (total !== undefined && Number.isFinite(total.at)) {
@@ -97,7 +97,7 @@ export class PhaseTimer {
 
   private fire(expired: ExpiredPhase): void {
     this.expired ??= expired
-    this.controller.abort()
+    this.attempt.abort()
   }
 
   /** Starts `phase` afresh: its whole `ms` from now. */
