@@ -2,11 +2,11 @@
  * Aborts that take effect whether or not `fetch` carries them (decision 0092).
  *
  * Node's `fetch` links a request to the caller's signal only through a weak reference to the request's own
- * controller (nodejs/undici#3644). Once a collection has run, aborting the caller's signal can leave the request
- * and its body unaware: the `fetch` promise stays pending while a server withholds its headers, and body reads
- * keep resolving while a server keeps writing. A deadline or a cancel must not depend on that link, so the
- * helpers here end the caller's wait themselves when the signal aborts and release the connection through the
- * body stream, whose cancel does reach the request.
+ * controller (nodejs/undici#3644). After a collection, aborting the caller's signal can leave the request and its
+ * body unaware: body reads keep resolving while a server keeps writing. A `fetch` of the user's may ignore the
+ * signal in every phase. A deadline or a cancel must not depend on that link, so the helpers here end the
+ * caller's wait themselves when the signal aborts. They release the connection through the body stream, whose
+ * cancel does reach the request. The stream transport does the same without a listener (`attempt-abort.ts`).
  */
 
 const ignore = (): undefined => undefined
