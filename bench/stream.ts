@@ -28,7 +28,6 @@ import { appendFileSync } from "node:fs"
 import { jsonSchema, parseJsonEventStream } from "@ai-sdk/provider-utils"
 import { do_not_optimize } from "mitata"
 import type { Event } from "#internal/llm/event"
-import { createLlmClient } from "#internal/llm/llm-client"
 import type { Scheme, SchemeName } from "#internal/llm/scheme"
 import { anthropicScheme } from "#internal/llm/schemes/anthropic"
 import { geminiScheme } from "#internal/llm/schemes/gemini"
@@ -40,7 +39,7 @@ import { ResponseCollector } from "#internal/timeline/assistant-response"
 import { Timeline } from "#internal/timeline/timeline"
 import { formatBytes, markdownTable, printHeader } from "./support/report.ts"
 import { type CorpusShape, chunkBytes, syntheticSse } from "./support/sse-corpus.ts"
-import { floorEvents } from "./support/client-floor.ts"
+import { fetchedBody, viaClient, viaFloor } from "./support/fetched-answers.ts"
 import { PARSERS } from "./support/sse-parsers.ts"
 import { type SteadyCompared, type Steadiness, compareOps, compareOpsSteady, steadinessNote } from "./support/timing.ts"
 
@@ -115,56 +114,6 @@ const decodeWithTimeline = (scheme: Scheme, chunks: ReadonlyArray<Uint8Array>): 
   dispatch(decoder.end())
   timeline.finish()
   return collector.result().items.length
-}
-
-/** The chunks as the body of a fetch response: a byte stream, one chunk per read, each in a buffer of its own. */
-const fetchedBody = (chunks: ReadonlyArray<Uint8Array>): ReadableStream<Uint8Array> => {
-  let next = 0
-  return new ReadableStream({
-    type: "bytes",
-    pull(controller) {
-      const chunk = chunks[next++]
-      if (chunk === undefined) controller.close()
-      else controller.enqueue(chunk.slice())
-    }
-  })
-}
-
-const answerWith = (chunks: ReadonlyArray<Uint8Array>) => async (): Promise<Response> =>
-  new Response(fetchedBody(chunks), { status: 200, headers: { "content-type": "text/event-stream" } })
-
-const viaClient = (provider: string, chunks: ReadonlyArray<Uint8Array>) => {
-  const client = createLlmClient({
-    provider,
-    model: "bench-model",
-    apiKey: "bench-key",
-    baseUrl: "http://127.0.0.1:9",
-    retry: { maxRetries: 0 },
-    fetch: answerWith(chunks)
-  })
-  const request = { model: "bench-model", items: [], tools: [], config: {} }
-  return async (): Promise<number> => {
-    let events = 0
-    for await (const event of client.stream(request)) {
-      do_not_optimize(event)
-      events++
-    }
-    return events
-  }
-}
-
-/** The client floor on the same kind of response (support/client-floor.ts). */
-const viaFloor = (chunks: ReadonlyArray<Uint8Array>) => {
-  const fetch = answerWith(chunks)
-  return async (): Promise<number> => {
-    const response = await fetch()
-    let values = 0
-    for await (const value of floorEvents(response.body as ReadableStream<Uint8Array>)) {
-      do_not_optimize(value)
-      values++
-    }
-    return values
-  }
 }
 
 const anySchema = jsonSchema<unknown>({})

@@ -9,7 +9,13 @@
  * cancel does reach the request. The stream transport does the same without a listener (`attempt-abort.ts`).
  */
 
-const ignore = (): undefined => undefined
+/** Swallows a rejection nobody waits for. */
+export const ignore = (): undefined => undefined
+
+/** Cancels the body of a response that arrives after its call was given up, which closes its connection. */
+export const cancelLateBody = (pending: Promise<Response>, reason: unknown): void => {
+  pending.then((late) => late.body?.cancel(reason).catch(ignore), ignore)
+}
 
 /**
  * `fetch(input, init)` whose promise rejects with the signal's reason as soon as `init.signal` aborts. A response
@@ -22,7 +28,7 @@ export const fetchBoundByAbort = (fetch: typeof globalThis.fetch, input: string 
   return new Promise<Response>((resolve, reject) => {
     const onAbort = (): void => {
       reject(signal.reason)
-      pending.then((late) => late.body?.cancel(signal.reason).catch(ignore), ignore)
+      cancelLateBody(pending, signal.reason)
     }
     if (signal.aborted) {
       onAbort()
