@@ -167,6 +167,44 @@ describe("fetchBoundByAbort", () => {
   })
 })
 
+describe("a hostile fetch's late answer", () => {
+  /** Late answers that break the usual ways: a throwing `body` getter, a cancel that throws or rejects, not a Response. */
+  const hostileAnswers = (): ReadonlyArray<unknown> => [
+    Object.defineProperty({}, "body", { get: () => { throw new Error("body getter") } }),
+    { body: { cancel: () => { throw new Error("cancel throws") } } },
+    { body: { cancel: () => Promise.reject(new Error("cancel rejects")) } },
+    "not a response",
+    null
+  ]
+
+  it("fetchBoundByAbort: after an abort, nothing of a hostile late answer escapes (no unhandled rejection)", async () => {
+    for (const late of hostileAnswers()) {
+      let answer!: (value: unknown) => void
+      const controller = new AbortController()
+      const pending = fetchBoundByAbort(() => new Promise((resolve) => (answer = resolve)) as Promise<Response>, "http://127.0.0.1:9/", { signal: controller.signal })
+      controller.abort(new Error("stop"))
+      await expect(pending).rejects.toThrow("stop")
+      answer(late)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  })
+
+  it("AttemptAbort: after an abort, nothing of a hostile late answer escapes; a plain value is the answer", async () => {
+    for (const late of hostileAnswers()) {
+      let answer!: (value: unknown) => void
+      const attempt = new AttemptAbort()
+      const pending = attempt.fetch(() => new Promise((resolve) => (answer = resolve)) as Promise<Response>, "http://127.0.0.1:9/", {})
+      attempt.abort(new Error("stop"))
+      await expect(pending).rejects.toThrow("stop")
+      answer(late)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    const plain = new Response("")
+    expect(await new AttemptAbort().fetch((() => plain) as unknown as typeof fetch, "http://127.0.0.1:9/", {})).toBe(plain)
+    expect(await fetchBoundByAbort((() => plain) as unknown as typeof fetch, "http://127.0.0.1:9/", { signal: new AbortController().signal })).toBe(plain)
+  })
+})
+
 describe("AttemptAbort", () => {
   it("an abort rejects the pending fetch with its reason and cancels the answer that arrives later", async () => {
     let cancelled: unknown

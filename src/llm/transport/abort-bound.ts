@@ -12,9 +12,13 @@
 /** Swallows a rejection nobody waits for. */
 export const ignore = (): undefined => undefined
 
-/** Cancels the body of a response that arrives after its call was given up, which closes its connection. */
+/**
+ * Cancels the body of a response that arrives after its call was given up, which closes its connection. A
+ * `fetch` of the user's may answer anything (no `body`, a getter that throws, a failing cancel): nothing of it
+ * escapes.
+ */
 export const cancelLateBody = (pending: Promise<Response>, reason: unknown): void => {
-  pending.then((late) => late.body?.cancel(reason).catch(ignore), ignore)
+  pending.then((late) => late.body?.cancel(reason)).catch(ignore)
 }
 
 /**
@@ -23,7 +27,8 @@ export const cancelLateBody = (pending: Promise<Response>, reason: unknown): voi
  */
 export const fetchBoundByAbort = (fetch: typeof globalThis.fetch, input: string | URL, init: RequestInit): Promise<Response> => {
   const signal = init.signal
-  const pending = fetch(input, init)
+  // A `fetch` of the user's may answer with a plain value: it is the response, as `await` would take it.
+  const pending = Promise.resolve(fetch(input, init))
   if (signal == null) return pending
   return new Promise<Response>((resolve, reject) => {
     const onAbort = (): void => {

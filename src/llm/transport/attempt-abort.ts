@@ -38,7 +38,8 @@ export class AttemptAbort {
    */
   fetch(fetch: typeof globalThis.fetch, input: string, init: Omit<RequestInit, "signal">): Promise<Response> {
     if (this.#controller.signal.aborted) return Promise.reject(this.#controller.signal.reason)
-    const pending = fetch(input, { ...init, signal: this.#controller.signal })
+    // A `fetch` of the user's may answer with a plain value: it is the response, as `await` would take it.
+    const pending = Promise.resolve(fetch(input, { ...init, signal: this.#controller.signal }))
     return new Promise<Response>((resolve, reject) => {
       this.#rejectFetch = (reason) => {
         reject(reason)
