@@ -181,7 +181,7 @@ describe("a hostile fetch's late answer", () => {
     for (const late of hostileAnswers()) {
       let answer!: (value: unknown) => void
       const controller = new AbortController()
-      const pending = fetchBoundByAbort(() => new Promise((resolve) => (answer = resolve)) as Promise<Response>, "http://127.0.0.1:9/", { signal: controller.signal })
+      const pending = fetchBoundByAbort(() => new Promise<unknown>((resolve) => (answer = resolve)) as Promise<Response>, "http://127.0.0.1:9/", { signal: controller.signal })
       controller.abort(new Error("stop"))
       await expect(pending).rejects.toThrow("stop")
       answer(late)
@@ -193,7 +193,7 @@ describe("a hostile fetch's late answer", () => {
     for (const late of hostileAnswers()) {
       let answer!: (value: unknown) => void
       const attempt = new AttemptAbort()
-      const pending = attempt.fetch(() => new Promise((resolve) => (answer = resolve)) as Promise<Response>, "http://127.0.0.1:9/", {})
+      const pending = attempt.fetch(() => new Promise<unknown>((resolve) => (answer = resolve)) as Promise<Response>, "http://127.0.0.1:9/", {})
       attempt.abort(new Error("stop"))
       await expect(pending).rejects.toThrow("stop")
       answer(late)
