@@ -8,33 +8,49 @@ export interface ConnectionFlags {
   readonly baseUrl?: string
 }
 
+export type CommandName = "demo" | "chat" | "serve"
+
 export type Command =
-  | { readonly kind: "help" }
+  | { readonly kind: "help"; readonly command?: CommandName }
+  | { readonly kind: "version" }
   | ({ readonly kind: "chat"; readonly system?: string; readonly root?: string; readonly config?: string } & ConnectionFlags)
   | { readonly kind: "demo"; readonly provider?: string; readonly showRequests: boolean }
   | { readonly kind: "serve"; readonly config?: string; readonly port?: number; readonly host?: string }
 
-export const USAGE = `Usage:
-  llm-worker demo [--provider <name>] [--show-requests]
+/** Each command's own usage: what `llm-worker <command> --help` prints. */
+export const COMMAND_USAGE: Readonly<Record<CommandName, string>> = {
+  demo: `  llm-worker demo [--provider <name>] [--show-requests]
       Replays a recorded session offline (no model is called): a real client, worker and tools
       run against a local server that sends a provider's recorded stream. --show-requests also
-      prints the byte-exact tool definitions each provider is sent.
-  llm-worker chat [--provider <name>] [--model <model>] [--base-url <url>] [--system <prompt>] [--root <folder>] [--config <file>]
+      prints the byte-exact tool definitions each provider is sent.`,
+  chat: `  llm-worker chat [--provider <name>] [--model <model>] [--base-url <url>] [--system <prompt>] [--root <folder>] [--config <file>]
       Chats with a model in the terminal, with the tools clock, calculator and read_file
       (read_file sees only --root, default: the current folder). Ctrl-C cancels the current
       answer; Ctrl-C twice at the prompt, Ctrl-D or /exit quits. --config loads the plugins of
-      an llm-worker.yaml: their tools join the chat and /<name> <args> runs their commands.
-  llm-worker serve [--config <file>] [--port <port>] [--host <address>]
+      an llm-worker.yaml: their tools join the chat and /<name> <args> runs their commands.`,
+  serve: `  llm-worker serve [--config <file>] [--port <port>] [--host <address>]
       Runs the tool host: one Worker per role from the config (llm-worker.yaml when present),
       plugins in other processes register tools over HTTP, in-process plugins (plugins.entries)
       add tools, commands and ctx.llm. Port: --port, else MAIN_SERVER_PORT,
-      else 48911 (0 picks a free one); bound to 127.0.0.1. Prints one line when ready.
-  llm-worker --help
+      else 48911 (0 picks a free one); bound to 127.0.0.1. Prints one line when ready.`
+}
 
-Providers: ${providerNames.join(", ")}
+const PROVIDERS_NOTE = `Providers: ${providerNames.join(", ")}
 Without --provider, chat uses LLM_WORKER_PROVIDER, else the first of OPENAI_API_KEY,
 ANTHROPIC_API_KEY, GEMINI_API_KEY that is set. LLM_WORKER_MODEL sets the model.
 Local servers need no key: llm-worker chat --provider ollama --model qwen3`
+
+export const USAGE = `Usage:
+${COMMAND_USAGE.demo}
+${COMMAND_USAGE.chat}
+${COMMAND_USAGE.serve}
+  llm-worker --help | --version
+
+${PROVIDERS_NOTE}`
+
+/** The usage of one command, or the whole usage. */
+export const usageOf = (command: CommandName | undefined): string =>
+  command === undefined ? USAGE : `Usage:\n${COMMAND_USAGE[command]}${command === "serve" ? "" : `\n\n${PROVIDERS_NOTE}`}`
 
 const CHAT_OPTIONS = {
   provider: { type: "string" },
@@ -68,7 +84,10 @@ const parsing = <T>(command: string, parse: () => T): T => {
 export const parseCommand = (argv: ReadonlyArray<string>): Command => {
   const [name, ...rest] = argv
   if (name === "--help" || name === "-h" || name === "help") return { kind: "help" }
-  if (rest.includes("--help") || rest.includes("-h")) return { kind: "help" }
+  if (name === "--version" || name === "-v" || name === "version") return { kind: "version" }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    return name === "chat" || name === "demo" || name === "serve" ? { kind: "help", command: name } : { kind: "help" }
+  }
   switch (name) {
     case "chat": {
       const { values } = parsing("chat", () => parseArgs({ args: rest, options: CHAT_OPTIONS, strict: true, allowPositionals: false }))

@@ -1,5 +1,6 @@
 import { isWorkerError } from "../worker/worker-error.ts"
-import { USAGE, parseCommand } from "./args.ts"
+import { readFileSync } from "node:fs"
+import { USAGE, parseCommand, usageOf } from "./args.ts"
 import { runChat } from "./chat.ts"
 import { CliError } from "./cli-error.ts"
 import { runDemo } from "./demo.ts"
@@ -14,6 +15,12 @@ const describeUnexpected = (thrown: unknown): string => {
   }
 }
 
+/** The installed package's version: `package.json` sits two folders up from both `src/cli/` and `dist/cli/`. */
+const packageVersion = (): string => {
+  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown }
+  return typeof manifest.version === "string" ? manifest.version : "unknown"
+}
+
 /** Runs one command and returns the exit code; expected failures are printed as one line, never as a stack. */
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   // Error lines quote the command line, the environment and the provider: untrusted text, printed only through a Terminal.
@@ -22,7 +29,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     const command = parseCommand(argv)
     switch (command.kind) {
       case "help":
-        new Terminal(process.stdout, false).message(`${USAGE}\n`)
+        new Terminal(process.stdout, false).message(`${usageOf(command.command)}\n`)
+        return 0
+      case "version":
+        new Terminal(process.stdout, false).message(`llm-worker ${packageVersion()}\n`)
         return 0
       case "demo":
         await runDemo(command.provider, Terminal.for(process.stdout), { showRequests: command.showRequests })

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { runCli } from "./cli-process.ts"
 
@@ -55,6 +56,23 @@ describe.concurrent("llm-worker usage (child process)", () => {
     const { code, stdout } = await runCli(["--help"])
     expect(code).toBe(0)
     expect(stdout).toMatch(/^Usage:\n {2}llm-worker demo/)
+  })
+
+  it("prints the version for --version, -v and version, as package.json has it", async () => {
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+    for (const flag of ["--version", "-v", "version"]) {
+      const { code, stdout, stderr } = await runCli([flag])
+      expect([code, stdout, stderr]).toEqual([0, `llm-worker ${version}\n`, ""])
+    }
+  })
+
+  it("prints one command's own usage for `<command> --help`", async () => {
+    for (const command of ["serve", "chat", "demo"]) {
+      const { code, stdout } = await runCli([command, "--help"])
+      expect(code).toBe(0)
+      expect(stdout).toMatch(new RegExp(`^Usage:\\n {2}llm-worker ${command} \\[`))
+      expect(stdout.match(/llm-worker (demo|chat|serve) \[/g)).toEqual([`llm-worker ${command} [`])
+    }
   })
 
   it("prints the usage for no command, an unknown command or flag, and exits 2", async () => {
