@@ -51,6 +51,8 @@ describe("the packed tarball in a fresh consumer", () => {
       expect(files).toContain(file)
     }
     expect(files.filter((file) => /^(src|test|tools|bench|scripts|\.ci)\//.test(file) || file.startsWith("docs/api/") || file.endsWith(".d.ts.map"))).toEqual([])
+    // The benchmark tables are run results, kept in the repository only (decision 0093).
+    expect(files).not.toContain("docs/benchmarks.md")
   })
 
   it("has every README link into the repository resolve to a file in the tarball", () => {
