@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 
 // Pages in the npm package must not link, relatively, to a file the package leaves out: the link would be dead
-// where the package is installed (decision 0093). Such a page links to the repository instead.
+// where the package is installed (decision 0099). Such a page links to the repository instead.
 const root = fileURLToPath(new URL("../..", import.meta.url))
 const files = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { readonly files: ReadonlyArray<string> }).files
 const included = files.filter((entry) => !entry.startsWith("!"))

@@ -51,7 +51,7 @@ describe("the packed tarball in a fresh consumer", () => {
       expect(files).toContain(file)
     }
     expect(files.filter((file) => /^(src|test|tools|bench|scripts|\.ci)\//.test(file) || file.startsWith("docs/api/") || file.endsWith(".d.ts.map"))).toEqual([])
-    // The benchmark tables are run results, kept in the repository only (decision 0093).
+    // The benchmark tables are run results, kept in the repository only (decision 0099).
     expect(files).not.toContain("docs/benchmarks.md")
   })
 
