@@ -241,11 +241,6 @@ export const callToolParsed = (
 export const entryOf = (handle: ToolServerHandle, name: string): ToolEntry | undefined => readRegistry(handle).entries.get(name)
 
 /**
- * @internal Starts the tool on the form of the arguments it takes, and returns what it returned (not raced, not
- * mapped). May throw: plain JavaScript tools may do anything. The Worker uses it for calls it races against the
- * run's signal itself, once per batch (`src/worker/call-runner.ts`).
- */
-/**
  * @internal `startTool`, except that a typed tool (`isTypedTool`) settles with its handler's value before it is
  * rendered: map what settles through `calledOutput` / `calledFailure` with the same `typed`. The caller's own
  * reaction renders it, so the tool's promise does not need one more promise (and tick) to render.
@@ -263,6 +258,11 @@ export const calledOutput = (typed: boolean, value: unknown): unknown => (typed 
 /** @internal What a call started by `startToolUnrendered` rejected with, as the tool's own `execute` rejects. */
 export const calledFailure = (typed: boolean, thrown: unknown): unknown => (typed ? toToolError(thrown) : thrown)
 
+/**
+ * @internal Starts the tool on the form of the arguments it takes, and returns what it returned (not raced, not
+ * mapped). May throw: plain JavaScript tools may do anything. The Worker uses it for calls it races against the
+ * run's signal itself, once per batch (`src/worker/call-runner.ts`).
+ */
 export const startTool = (tool: Tool, args: CallArguments, context: ToolContext): unknown => {
   if (typeof args === "string") return tool.execute(args, context)
   if (typeof tool.executeParsed === "function") return tool.executeParsed(args.value, context)

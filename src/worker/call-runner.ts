@@ -31,7 +31,7 @@ import { type WorkerError, cancelledBy } from "./worker-error.ts"
 /**
  * Running a batch's calls against the run's signal, once the hooks (if any) have decided which run: the
  * batch watches the signal once, each call attaches its two handlers to the tool's promise, and every call
- * ends with exactly one result. `executeBatch` (tool-execution.ts) decides; this module runs.
+ * ends with exactly one result. `settleBatch` (tool-execution.ts) decides; this module runs.
  */
 
 /** A call to run, at its position in the batch. `observe` receives a typed tool's return value for typed PostToolCall hooks. */
