@@ -195,8 +195,8 @@ const ownInput = (input: Item): Item => {
 const offeredCache = new WeakMap<ReadonlyArray<ToolSpec>, ReadonlySet<string>>()
 
 /**
- * The tools a request offers: the names in its tool list that are registered now. Tools are removed or replaced
- * only between turns (decision 0047), so this set stays valid for the calls the request produces.
+ * The tools a request offers: the names in its tool list that are registered now. The Worker refuses every tool
+ * change while it runs (`idle` in worker.ts), so this set stays valid for the calls the request produces.
  */
 const offeredTools = (core: WorkerCore, tools: ReadonlyArray<ToolSpec>): ReadonlySet<string> => {
   const cached = Object.isFrozen(tools) ? offeredCache.get(tools) : undefined
