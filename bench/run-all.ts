@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { reproduceCommand } from "./support/report.ts"
 
-const BENCHMARKS = ["dispatch", "dispatch-breakdown", "isolation", "definitions", "memory", "stream", "stream-transport", "short-answer", "request", "turn", "cache", "plugin-llm", "remote", "remote-load", "host-attacks", "session-scale", "telemetry"] as const
+const BENCHMARKS = ["dispatch", "dispatch-breakdown", "isolation", "definitions", "memory", "stream", "stream-transport", "short-answer", "request", "turn", "cache", "schema-pattern", "plugin-llm", "remote", "remote-load", "host-attacks", "session-scale", "telemetry"] as const
 
 const chosen = process.argv.slice(2)
 const unknown = chosen.filter((name) => !(BENCHMARKS as ReadonlyArray<string>).includes(name))

@@ -171,7 +171,8 @@ export const createPluginLlmHandler = (options: PluginLlmHandlerOptions): Plugin
         return fail(422, `${flag} must be true or false`, { issues: [{ path: flag, message: "expected a boolean" }] })
       }
     }
-    const llm = runtime.llm.forPlugin(pluginId)
+    // Over HTTP: the plugin's json_schema is untrusted (its patterns on the linear-time engine, or refused).
+    const llm = runtime.llm.forPlugin(pluginId, { remote: true })
     try {
       const signal = request.signal === undefined ? {} : { signal: request.signal }
       const result = structured

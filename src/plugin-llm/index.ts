@@ -10,6 +10,7 @@ export type {
   CompleteCallOptions,
   CompleteResult,
   PluginLlm,
+  PluginLaneOptions,
   PluginLlmHost,
   PluginLlmOptions,
   ParsedOutput,

@@ -9,7 +9,7 @@ import { sumUsage } from "../llm/usage.ts"
 import { complete as completeText, completePlanned, type ObjectCompletion } from "../llm/completion/complete.ts"
 import { type OutputPlan, outputCodec, planOutput } from "../llm/completion/output-plan.ts"
 import type { ArgumentIssue } from "../schema/argument-codec.ts"
-import { type ArgumentSchema, formatIssues, type InferArguments } from "../schema/codec.ts"
+import { type ArgumentCodecOptions, type ArgumentSchema, formatIssues, type InferArguments } from "../schema/codec.ts"
 import { type AuditRecord, type AuditSink, cleanPurpose, type PluginLlmUsage, stderrAudit } from "./audit.ts"
 import { CallLimits } from "./call-limits.ts"
 import { closedGrants, decodePluginLlmConfig, isDecodedConfig, type PluginLlmConfig } from "./config.ts"
@@ -178,17 +178,34 @@ export interface PluginLlmOptions {
   readonly createClient?: (options: LlmClientOptions) => LlmClient
 }
 
+/** How one plugin's lane reads what the plugin sends. */
+export interface PluginLaneOptions {
+  /**
+   * The plugin runs in another process and its calls arrive over HTTP. Its `jsonSchema` is then untrusted: every
+   * regex in it runs on the linear-time engine only, and a schema with one that engine cannot run (lookaround,
+   * backreferences) is refused with `PluginLlmSchemaError` before any provider call. Default `false` (an
+   * in-process plugin's schema is code of the host's process; see docs/security.md).
+   */
+  readonly remote?: boolean
+}
+
 /** The host side of the plugin LLM layer: one per host, one `PluginLlm` per plugin. */
 export interface PluginLlmHost {
   /** The operator's config, decoded. */
   readonly config: PluginLlmConfig
   /** The auxiliary tasks plugins have registered, and the host's built-in task names. */
   readonly tasks: TaskRegistry
-  /** The `ctx.llm` of one plugin: gated by `plugins.entries.<pluginId>.llm`, closed when the plugin has no entry. */
-  forPlugin(pluginId: string): PluginLlm
+  /**
+   * The `ctx.llm` of one plugin: gated by `plugins.entries.<pluginId>.llm`, closed when the plugin has no entry.
+   * `options.remote`: the plugin's calls arrive over HTTP, so its schemas are untrusted (see {@link PluginLaneOptions}).
+   */
+  forPlugin(pluginId: string, options?: PluginLaneOptions): PluginLlm
   /** Calls made and in flight per plugin, for the status page. */
   usage(pluginId: string): { readonly calls: number; readonly inFlight: number }
 }
+
+/** A remote plugin's schema: its patterns on the linear-time engine only (decision 0093). */
+const UNTRUSTED_CODEC: ArgumentCodecOptions = Object.freeze({ untrustedSchema: true })
 
 const providerLabel = (options: LlmClientOptions): string => (typeof options.provider === "string" ? options.provider : options.provider.name)
 
@@ -293,6 +310,8 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
     readonly items: ReadonlyArray<Item>
     readonly images: number
     readonly schema?: ArgumentSchema
+    /** The schema's codec bounds: untrusted for a remote plugin's schema. */
+    readonly codec?: ArgumentCodecOptions
     readonly json: boolean
     readonly schemaName?: string
     readonly repair: boolean
@@ -324,6 +343,7 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
     }
     const plan: OutputPlan<unknown> = planOutput(client, {
       ...(prepared.schema === undefined ? { json: true } : { schema: prepared.schema }),
+      ...(prepared.codec === undefined ? {} : { codec: prepared.codec }),
       ...(prepared.schemaName === undefined ? {} : { name: prepared.schemaName })
     })
     const request: Request = {
@@ -501,7 +521,7 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
     return { kind: "complete", ...(chat.systemPrompt === undefined ? {} : { systemPrompt: chat.systemPrompt }), items: chat.items, images: chat.images, json: false, repair: false }
   }
 
-  const prepareStructured = (options: StructuredCallOptions<ArgumentSchema | undefined>) => (): Prepared => {
+  const prepareStructured = (options: StructuredCallOptions<ArgumentSchema | undefined>, codec: ArgumentCodecOptions | undefined) => (): Prepared => {
     const instructions = (options as { instructions?: unknown }).instructions
     if (typeof instructions !== "string" || instructions.trim() === "") {
       throw new PluginLlmInputError({ field: "instructions", message: "instructions must be non-empty text" })
@@ -513,7 +533,7 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
     if (schema !== undefined) {
       // Checked here, before the gate and any call: an unusable schema is the plugin's error, not the provider's.
       try {
-        outputCodec(schema)
+        outputCodec(schema, codec)
       } catch (thrown) {
         throw new PluginLlmSchemaError({ message: `jsonSchema cannot be used: ${thrown instanceof Error ? thrown.message : String(thrown)}`, cause: thrown })
       }
@@ -528,19 +548,21 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
       items: [{ type: "message", role: "user", content: input.parts }],
       images: input.images,
       ...(schema === undefined ? {} : { schema }),
+      ...(codec === undefined ? {} : { codec }),
       json: options.jsonMode === true,
       ...(schemaName === undefined ? {} : { schemaName }),
       repair: options.repair === true
     }
   }
 
-  const forPlugin = (pluginId: string): PluginLlm => {
+  const forPlugin = (pluginId: string, laneOptions?: PluginLaneOptions): PluginLlm => {
+    const codec = laneOptions?.remote === true ? UNTRUSTED_CODEC : undefined
     const complete = async (callOptions: CompleteCallOptions): Promise<CompleteResult> => {
       const { parsed: _p, contentType: _c, issues: _i, ...result } = await run(pluginId, "complete", prepareChat(callOptions), callOptions)
       return result
     }
     const completeStructured = <S extends ArgumentSchema | undefined = undefined>(callOptions: StructuredCallOptions<S>): Promise<StructuredResult<ParsedOutput<S>>> =>
-      run(pluginId, "complete_structured", prepareStructured(callOptions as StructuredCallOptions<ArgumentSchema | undefined>), callOptions) as Promise<StructuredResult<ParsedOutput<S>>>
+      run(pluginId, "complete_structured", prepareStructured(callOptions as StructuredCallOptions<ArgumentSchema | undefined>, codec), callOptions) as Promise<StructuredResult<ParsedOutput<S>>>
     return Object.freeze({
       pluginId,
       complete,

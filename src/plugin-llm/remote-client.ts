@@ -3,6 +3,7 @@ import { ACCESS_KEY_HEADER, REGISTRANT_TOKEN_HEADER } from "../remote/wire.ts"
 import type { ArgumentSchema, InferArguments } from "../schema/codec.ts"
 import { isRawJsonSchema } from "../schema/sources/raw.ts"
 import { outputCodec } from "../llm/completion/output-plan.ts"
+import { untrustedPatternProblem } from "../schema/regex/schema-patterns.ts"
 import { fetchBoundByAbort } from "../llm/transport/abort-bound.ts"
 import { readCapped } from "../llm/transport/read-capped.ts"
 import {
@@ -158,6 +159,9 @@ export const createRemotePluginLlm = (options: RemotePluginLlmOptions): PluginLl
       } catch (thrown) {
         throw new PluginLlmSchemaError({ message: `jsonSchema cannot be used: ${thrown instanceof Error ? thrown.message : String(thrown)}`, cause: thrown })
       }
+      // The host reads the schema as untrusted and refuses a pattern the linear-time engine cannot run: said here.
+      const pattern = untrustedPatternProblem(codec.jsonSchema)
+      if (pattern !== undefined) throw new PluginLlmSchemaError({ message: `jsonSchema cannot be used: ${pattern.message}` })
       jsonSchema = isRawJsonSchema(call.jsonSchema) ? call.jsonSchema : codec.jsonSchema
     }
     const body = await post(

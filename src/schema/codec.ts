@@ -71,6 +71,14 @@ export interface ArgumentCodecOptions {
   readonly fullCheckSize?: number
   /** Issues kept in a failed result; further ones are counted in `omittedIssues`. Default `DEFAULT_KEPT_ISSUES` (20). */
   readonly keptIssues?: number
+  /**
+   * The schema came from outside the process (a remote plugin's registration, a plugin's request, an MCP server).
+   * Every regex in it (`pattern`, `patternProperties` keys) then runs on the linear-time engine only, and one that
+   * engine cannot run (lookaround, backreferences, a repetition count above 1000) makes the codec throw
+   * `UnsupportedSchemaError` naming it. Default `false`: a developer's own schema, whose patterns also run on the
+   * linear-time engine except those it cannot run, which run on JavaScript's RegExp (see docs/security.md).
+   */
+  readonly untrustedSchema?: boolean
 }
 
 /** The checker's refusal as a failed result (a module-level function: no closure per codec). */
@@ -100,8 +108,12 @@ const capIssues = <A>(result: DecodeResult<A>, kept: number): DecodeResult<A> =>
  * `maxArgumentDepth` are refused with one issue, `arguments nested deeper than 64 levels`, so neither the checker
  * nor the library decoder nor a later `JSON.stringify` meets them.
  *
+ * Every regex of the schema is matched by a linear-time engine (re2js), so no value can make the check backtrack;
+ * see `untrustedSchema` for the patterns that engine cannot run.
+ *
  * @throws RecursiveSchemaError / UnsupportedSchemaError (from `normalizeJsonSchema`) for unusable schemas,
- *   including one deeper or larger than the schema bounds.
+ *   including one deeper or larger than the schema bounds, and (with `untrustedSchema`) one with a pattern the
+ *   linear-time engine cannot run.
  */
 export const makeArgumentCodec = <S extends ArgumentSchema>(schema: S, options?: ArgumentCodecOptions): ArgumentCodec<InferArguments<S>> => {
   const source = sourceOf(schema) as SchemaSource<InferArguments<S>>
@@ -111,7 +123,7 @@ export const makeArgumentCodec = <S extends ArgumentSchema>(schema: S, options?:
   })
   const keptIssues = options?.keptIssues ?? DEFAULT_KEPT_ISSUES
   const fullCheckSize = options?.fullCheckSize ?? DEFAULT_FULL_CHECK_SIZE
-  const check = compileJsonSchema(normalized, { fullCheckSize, keptIssues })
+  const check = compileJsonSchema(normalized, { fullCheckSize, keptIssues }, options?.untrustedSchema === true)
   const maxDepth = options?.maxArgumentDepth ?? DEFAULT_MAX_JSON_DEPTH
   const tooDeep: DecodeFailure = { ok: false, issues: [{ path: [], message: tooDeepMessage("arguments", maxDepth) }] }
   const refine = source.refine

@@ -209,7 +209,8 @@ export class ToolHostState {
     const description = input.description ?? ""
     let codec: RemoteRegistration["codec"]
     try {
-      codec = makeArgumentCodec(jsonSchema((input.parameters ?? NO_ARGUMENTS) as JsonSchema)) as RemoteRegistration["codec"]
+      // A plugin's schema is not the operator's code: its patterns run on the linear-time engine or are refused.
+      codec = makeArgumentCodec(jsonSchema((input.parameters ?? NO_ARGUMENTS) as JsonSchema), { untrustedSchema: true }) as RemoteRegistration["codec"]
     } catch (thrown) {
       return invalid([{ path: "parameters", message: describeThrown(thrown, 500) }])
     }

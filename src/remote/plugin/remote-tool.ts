@@ -25,7 +25,11 @@ export interface RemoteToolOptions<S extends ArgumentSchema> {
   readonly name: string
   /** What the model reads to decide when to call the tool. Default `""`. */
   readonly description?: string
-  /** Effect Schema, zod 4 / 3, a Standard JSON Schema or raw JSON Schema. Omit for a tool without arguments. */
+  /**
+   * Effect Schema, zod 4 / 3, a Standard JSON Schema or raw JSON Schema. Omit for a tool without arguments. The host
+   * reads it as untrusted: every `pattern` must be one the linear-time engine runs (no lookaround or
+   * backreferences), else `remoteTool` throws `UnsupportedSchemaError` (docs/security.md).
+   */
   readonly parameters?: S
   /** One call's deadline, in seconds, in (0, 300]. The host is told it and the plugin aborts the handler at it. Default 30. */
   readonly timeoutSeconds?: number
@@ -94,7 +98,9 @@ export const makeRemoteTool = <S extends ArgumentSchema>(
   }
   const description = options.description ?? ""
   if (typeof description !== "string") throw new PluginConfigError({ field: "description", message: `tool "${name}": description must be a string` })
-  const codec = makeArgumentCodec((options.parameters ?? NO_ARGUMENTS) as S, options.codec)
+  // The host reads the schema as untrusted and refuses a pattern the linear-time engine cannot run: said here,
+  // at definition, rather than at registration.
+  const codec = makeArgumentCodec((options.parameters ?? NO_ARGUMENTS) as S, { ...options.codec, untrustedSchema: true })
   const refused = lintToolSpec({ name, description, inputSchema: codec.jsonSchema }).filter((lint) => lint.severity === "error")
   if (refused.length > 0) {
     const first = refused[0]!

@@ -7,6 +7,8 @@ import { clip, listBounded } from "../quote.ts"
 import { UnsupportedSchemaError } from "../normalize.ts"
 import type { ArgumentIssue } from "../argument-codec.ts"
 import type { JsonSchema } from "../json-schema.ts"
+import { linearFirstEngine, linearOnlyEngine, type PatternEngine } from "../regex/engine.ts"
+import { untrustedPatternProblem } from "../regex/schema-patterns.ts"
 
 /**
  * The shared compilers. `strictNumbers` refuses NaN and ±Infinity for `number`/`integer`, which is what the
@@ -23,11 +25,19 @@ import type { JsonSchema } from "../json-schema.ts"
  * prototype chain, so `{}` was refused with "expected string, got function Object()".
  */
 const options = { verbose: true, strict: false, strictNumbers: true, validateFormats: true, logger: false, ownProperties: true, multipleOfPrecision: 9 } as const
-const ajvAll = new Ajv2020({ ...options, allErrors: true })
-const ajvFirst = new Ajv2020({ ...options, allErrors: false })
-// ajv-formats is CommonJS; its module object also carries the plugin as `.default`, which is what NodeNext types.
-addFormatsModule.default(ajvAll)
-addFormatsModule.default(ajvFirst)
+
+/**
+ * Every regex ajv compiles from a schema (`pattern`, `patternProperties` keys, and so the keys tested for
+ * `additionalProperties` beside them) goes through the given engine instead of `new RegExp`: a value from a model
+ * must not be able to make the check backtrack for seconds (`"^(a+)+$"` against 27 × `a` and `!` took 4–7 s).
+ * ajv-formats' `format` checks use the formats' own fixed expressions (see docs/security.md).
+ */
+const makeAjv = (engine: PatternEngine, allErrors: boolean): Ajv2020 => {
+  const ajv = new Ajv2020({ ...options, allErrors, code: { regExp: engine } })
+  // ajv-formats is CommonJS; its module object also carries the plugin as `.default`, which is what NodeNext types.
+  addFormatsModule.default(ajv)
+  return ajv
+}
 
 /** Default number of values (every primitive, array and object) up to which every issue is looked for. */
 export const DEFAULT_FULL_CHECK_SIZE = 10_000
@@ -70,8 +80,14 @@ export const DEFAULT_SHARED_VALIDATORS = 1024
  */
 class SharedValidators {
   private readonly compiled = new Map<string, { readonly schema: JsonSchema; readonly validate: ValidateFunction }>()
+  private made: Ajv2020 | undefined
 
-  constructor(private readonly ajv: Ajv2020) {}
+  constructor(private readonly make: () => Ajv2020) {}
+
+  /** The compiler, made on first use: a process that never sees an untrusted schema never builds those two. */
+  get ajv(): Ajv2020 {
+    return (this.made ??= this.make())
+  }
 
   get size(): number {
     return this.compiled.size
@@ -96,7 +112,7 @@ class SharedValidators {
     for (const [key, entry] of this.compiled) {
       if (this.compiled.size <= limit) return
       this.compiled.delete(key)
-      this.ajv.removeSchema(entry.schema)
+      this.made?.removeSchema(entry.schema)
     }
   }
 }
@@ -112,8 +128,13 @@ const contextFor = (schema: JsonSchema): DataValidationCxt | undefined =>
   JSON.stringify(schema).includes('"$dynamic') ? undefined : SHARED_CONTEXT
 
 let sharedLimit = DEFAULT_SHARED_VALIDATORS
-const compiledAll = new SharedValidators(ajvAll)
-const compiledFirst = new SharedValidators(ajvFirst)
+/** A developer's schemas: patterns on the linear-time engine where it can run them, else on RegExp. */
+const trustedAll = new SharedValidators(() => makeAjv(linearFirstEngine, true))
+const trustedFirst = new SharedValidators(() => makeAjv(linearFirstEngine, false))
+/** Schemas from outside the process: patterns on the linear-time engine only. */
+const untrustedAll = new SharedValidators(() => makeAjv(linearOnlyEngine, true))
+const untrustedFirst = new SharedValidators(() => makeAjv(linearOnlyEngine, false))
+const everyShare = [trustedAll, trustedFirst, untrustedAll, untrustedFirst] as const
 
 /**
  * Sets how many distinct compiled schemas are kept for sharing between tools, per compiler (default
@@ -129,14 +150,14 @@ const compiledFirst = new SharedValidators(ajvFirst)
 export const limitSharedValidators = (limit: number): void => {
   if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limitSharedValidators: expected a whole number ≥ 0, got ${String(limit)}`)
   sharedLimit = limit
-  compiledAll.trim(limit)
-  compiledFirst.trim(limit)
+  for (const share of everyShare) share.trim(limit)
 }
 
-/** Distinct compiled schemas held for sharing (both compilers); for tests and diagnostics. */
-export const sharedValidatorCount = (): number => compiledAll.size + compiledFirst.size
+/** Distinct compiled schemas held for sharing (every compiler); for tests and diagnostics. */
+export const sharedValidatorCount = (): number => everyShare.reduce((sum, share) => sum + share.size, 0)
 
-const validatorFor = (schema: JsonSchema, all: boolean): ValidateFunction => (all ? compiledAll : compiledFirst).get(schema)
+const validatorFor = (schema: JsonSchema, all: boolean, untrusted: boolean): ValidateFunction =>
+  (untrusted ? (all ? untrustedAll : untrustedFirst) : all ? trustedAll : trustedFirst).get(schema)
 
 /** Keywords whose value is one subschema, a list of them, or a map of names to them (as in `normalize.ts`). */
 const SUBSCHEMA_KEYWORDS = new Set([
@@ -181,13 +202,19 @@ const protoProperty = (schema: unknown, path: string): string | undefined => {
  * Checks the schema now (an invalid schema fails at definition time) but compiles it on first use: defining
  * ten thousand tools should not cost ten thousand compilations when most are never called. The first-error
  * validator is compiled only if a large value ever arrives. Call the result per decode.
+ *
+ * `untrusted`: the schema came from outside the process; every regex in it must run on the linear-time engine,
+ * and one that cannot is refused now, naming it. A developer's schema (the default) may use lookaround or
+ * backreferences, which then run on JavaScript's RegExp.
  */
 export const compileJsonSchema = (
   schema: JsonSchema,
-  limits: CheckLimits = { fullCheckSize: DEFAULT_FULL_CHECK_SIZE, keptIssues: DEFAULT_KEPT_ISSUES }
+  limits: CheckLimits = { fullCheckSize: DEFAULT_FULL_CHECK_SIZE, keptIssues: DEFAULT_KEPT_ISSUES },
+  untrusted = false
 ): JsonSchemaCheck => {
-  if (ajvAll.validateSchema(schema) !== true) {
-    throw new UnsupportedSchemaError({ message: `not a valid JSON Schema: ${clip(ajvAll.errorsText(ajvAll.errors), 500)}` })
+  const metaCheck = trustedAll.ajv
+  if (metaCheck.validateSchema(schema) !== true) {
+    throw new UnsupportedSchemaError({ message: `not a valid JSON Schema: ${clip(metaCheck.errorsText(metaCheck.errors), 500)}` })
   }
   const proto = protoProperty(schema, "")
   if (proto !== undefined) {
@@ -195,13 +222,17 @@ export const compileJsonSchema = (
       message: `a property named "__proto__" (at ${clip(proto, 200)}) cannot be checked by the argument decoder; rename it`
     })
   }
+  if (untrusted) {
+    const problem = untrustedPatternProblem(schema)
+    if (problem !== undefined) throw new UnsupportedSchemaError({ message: problem.message })
+  }
   let all: ValidateFunction | undefined
   let first: ValidateFunction | undefined
   // null until the first check works it out (undefined: the schema needs ajv's fresh default per call).
   let context: DataValidationCxt | undefined | null = null
   return (input, size) => {
     const full = size <= limits.fullCheckSize
-    const validate = full ? (all ??= validatorFor(schema, true)) : (first ??= validatorFor(schema, false))
+    const validate = full ? (all ??= validatorFor(schema, true, untrusted)) : (first ??= validatorFor(schema, false, untrusted))
     if (context === null) context = contextFor(schema)
     return validate(input, context) ? undefined : { ...toIssues(validate.errors ?? [], limits.keptIssues), stoppedEarly: !full }
   }
