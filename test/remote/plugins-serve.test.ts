@@ -151,9 +151,22 @@ describe("plugins in `llm-worker serve` (a child process, the replay provider as
     expect(serve.stderr()).not.toContain(KEY)
   })
 
-  it("runs a command only for the operator: no token, a wrong one or a plugin's registrant token are refused before the plugin runs", async () => {
+  it("runs a command only for the operator: without an operator token configured none runs; with one, no token, a wrong one or a plugin's registrant token are refused before the plugin runs", async () => {
     const provider = await startReplayProvider({ scheme: "openai-chat", script: [{ kind: "stream", transcript: answerSse("openai-chat", "A summary.") }] })
     replays.push(provider)
+    // A host without an operator token runs no command over HTTP at all (listing them stays open).
+    const closed = startCli(["serve", "--config", configFile(false), "--port", "0"], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: provider.baseUrl })
+    children.push(closed)
+    await closed.waitFor(READY)
+    const other = { url: `http://127.0.0.1:${READY.exec(closed.stdout())?.[1]}` }
+    expect(await api(other, "POST", "/api/commands/wc", { args: "a b" })).toMatchObject({
+      status: 403,
+      body: { ok: false, error: "commands cannot be run over HTTP: the host has no operator token (server.operator_token_env)" }
+    })
+    expect((await api(other, "GET", "/api/commands")).status).toBe(200)
+    closed.child.kill("SIGTERM")
+    expect(await closed.exited).toBe(0)
+
     const serve = startCli(["serve", "--config", configFile(), "--port", "0"], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: provider.baseUrl, LLMW_OPERATOR: OPERATOR })
     children.push(serve)
     await serve.waitFor(READY)
@@ -170,16 +183,5 @@ describe("plugins in `llm-worker serve` (a child process, the replay provider as
     expect(provider.requests).toHaveLength(1)
     serve.child.kill("SIGTERM")
     expect(await serve.exited).toBe(0)
-
-    // A host without an operator token runs no command over HTTP at all (listing them stays open).
-    const closed = startCli(["serve", "--config", configFile(false), "--port", "0"], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: provider.baseUrl })
-    children.push(closed)
-    await closed.waitFor(READY)
-    const other = { url: `http://127.0.0.1:${READY.exec(closed.stdout())?.[1]}` }
-    expect(await api(other, "POST", "/api/commands/wc", { args: "a b" }, asOperator)).toMatchObject({
-      status: 403,
-      body: { ok: false, error: "commands cannot be run over HTTP: the host has no operator token (server.operator_token_env)" }
-    })
-    expect((await api(other, "GET", "/api/commands")).status).toBe(200)
   })
 })

@@ -105,7 +105,7 @@ describeWithHost("a plugin's source cannot be taken over (llm-worker serve and p
 
     // 1. A token-less impostor in the window: the plugin's re-registration claims the source and replaces it.
     const second = await restartWhileHeld(async (url) => {
-      expect(await fake.register(url)).toMatchObject({ status: 200, body: { ok: true, owner: "unclaimed" } })
+      expect(await fake.register(url)).toMatchObject({ status: 200, body: { ok: true } })
     })
     await eventually(() => eventsOf(plugin).some((e) => e.type === "registered" && e["instanceId"] === second.instanceId), "the plugin's re-registration", 15_000)
     expect(await listed(second.url)).toMatchObject([{ name: "get_weather", source: SOURCE, owner: "claimed", callback_host: expect.not.stringContaining(String(fake.server.port)) }])
