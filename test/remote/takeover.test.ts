@@ -79,7 +79,7 @@ describeWithHost("a plugin's source cannot be taken over (llm-worker serve and p
     expect(answer.tool_calls).toMatchObject([{ name: "get_weather", status: "ok" }])
     expect(JSON.parse(answer.tool_calls[0]!.output)).toEqual({ city: "Kyoto", temp_c: 22, weather: "sunny" })
     expect(fake.server.calls).toHaveLength(0)
-  })
+  }, 120_000)
 
   it("in the window after a host restart the first registration presenting a token claims the source: a token-less impostor is displaced, a claiming one refuses the plugin precisely until it lets go", async () => {
     const port = await freePort()
@@ -127,7 +127,7 @@ describeWithHost("a plugin's source cannot be taken over (llm-worker serve and p
     await eventually(() => eventsOf(plugin).some((e) => e.type === "registered" && e["instanceId"] === third.instanceId), "the plugin's claim after the release", 15_000)
     expect(await listed(third.url)).toMatchObject([{ name: "get_weather", source: SOURCE, owner: "claimed" }])
     expect(await fake.register(third.url, impostorToken)).toMatchObject({ status: 409, body: { code: "source_claimed" } })
-  })
+  }, 180_000)
 })
 
 describeWithHost("every callback is signed uniquely (llm-worker serve and a plugin process)", () => {
@@ -155,5 +155,5 @@ describeWithHost("every callback is signed uniquely (llm-worker serve and a plug
       }
     }
     expect(eventsOf(plugin).filter((e) => e.type === "callback_rejected")).toEqual([])
-  })
+  }, 120_000)
 })
