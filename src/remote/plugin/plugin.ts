@@ -31,7 +31,7 @@ export interface SignatureOptions {
   readonly verify?: boolean
   /** Largest clock difference accepted, and how long a replaced secret stays valid. Default 300 s. */
   readonly toleranceSeconds?: number
-  /** Signatures remembered against replays; when full, the window narrows (see docs/security.md). Default 200,000. */
+  /** Delivery ids remembered against replays; when full, the window narrows (see docs/security.md). Default 200,000. */
   readonly maxRemembered?: number
 }
 
