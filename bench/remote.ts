@@ -11,8 +11,7 @@
  * 5), two interleaved rounds per variant and caller count. Targets (issue 10): dispatch within 1.2× of bare fetch,
  * ≥ 5,000 calls/s, p99 < 5 ms on 2 cores.
  */
-import { signCallback } from "#internal/remote/signing"
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "#internal/remote/wire"
+import { signedCallbackHeaders } from "#internal/remote/signing"
 import { markdownTable, printHeader } from "./support/report.ts"
 import { callIds, startBenchHost } from "./support/remote-host-adapter.ts"
 import { envIntegers, envSeconds, runLoad, startPluginChild, type LoadResult } from "./support/remote-load.ts"
@@ -37,10 +36,9 @@ const main = async (): Promise<void> => {
   const nextId = callIds()
   const bare = async (): Promise<boolean> => {
     const body = `{"name":"add","arguments":${ARGS},"call_id":"${nextId()}","raw_arguments":${JSON.stringify(ARGS)}}`
-    const timestamp = String(Math.floor(Date.now() / 1000))
     const response = await fetch(registration.callbackUrl, {
       method: "POST",
-      headers: { "content-type": "application/json", [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signCallback(registration.secret, timestamp, body) },
+      headers: { "content-type": "application/json", ...signedCallbackHeaders(registration.secret, body) },
       body
     })
     const text = await response.text()

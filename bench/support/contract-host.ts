@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { signCallback } from "#internal/remote/signing"
-import { INSTANCE_HEADER, REGISTRANT_TOKEN_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "#internal/remote/wire"
+import { signedCallbackHeaders } from "#internal/remote/signing"
+import { INSTANCE_HEADER, REGISTRANT_TOKEN_HEADER } from "#internal/remote/wire"
 
 /**
  * A stand-in for the tool host's wire behaviour as docs/guides/remote-tools.md fixes it — instance id on every answer,
- * register / unregister / clear / health, a secret per registration, a registrant token per source — and
- * nothing else, for unit tests of the plugin client before the real host is merged. Tests inject failures with
+ * register / unregister / clear / health, a secret per registration, a registrant token per source (issued at
+ * the first registration, as hosts did before decision 0095 and plugins still support) — and nothing else, for unit tests of the plugin client before the real host is merged. Tests inject failures with
  * `intercept` and simulate a restart with `restart()` (new instance id, empty registry, same port).
  */
 export interface Registration {
@@ -76,10 +76,9 @@ export class ContractHost {
     const registration = this.tools.get(name)
     if (registration === undefined) throw new Error(`${name} is not registered`)
     const body = JSON.stringify({ name, arguments: args, call_id: options.callId ?? `call_${randomBytes(4).toString("hex")}`, raw_arguments: options.raw ?? JSON.stringify(args) })
-    const timestamp = String(Math.floor(Date.now() / 1000))
     const response = await fetch(registration.callbackUrl, {
       method: "POST",
-      headers: { "content-type": "application/json", [INSTANCE_HEADER]: this.instanceId, [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signCallback(registration.secret, timestamp, body) },
+      headers: { "content-type": "application/json", [INSTANCE_HEADER]: this.instanceId, ...signedCallbackHeaders(registration.secret, body) },
       body
     })
     return { status: response.status, body: await response.json() }

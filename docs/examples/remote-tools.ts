@@ -1,7 +1,7 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { sseText, startReplayProvider } from "llm-worker/testing"
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, startToolHost, verifyCallback } from "llm-worker/remote"
+import { deliveryHeaders, startToolHost, verifyDelivery } from "llm-worker/remote"
 
 // The model: a replay server answering like OpenAI Chat — first it calls get_weather, then it answers.
 const chunk = (delta: object, finish_reason: string | null = null) => ({ data: JSON.stringify({ choices: [{ index: 0, delta, finish_reason }] }) })
@@ -28,7 +28,7 @@ const plugin = createServer((request, response) => {
   let body = ""
   request.setEncoding("utf8").on("data", (part: string) => (body += part))
   request.on("end", () => {
-    const check = verifyCallback(secret, request.headers[TIMESTAMP_HEADER] as string, request.headers[SIGNATURE_HEADER] as string, body)
+    const check = verifyDelivery(secret, deliveryHeaders(request.headers), body)
     const { name, arguments: args, call_id } = JSON.parse(body) as { name: string; arguments: { city: string }; call_id: string }
     console.log(`plugin got ${name}(${JSON.stringify(args)}) ${call_id}, signature ok: ${check.ok}`)
     response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ output: { city: args.city, temp_c: 22, sky: "sunny" } }))

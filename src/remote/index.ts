@@ -9,6 +9,6 @@ export type { HostConfig, HostConfigInput, RoleConfig, ServerConfig } from "./ho
 export { checkCallbackUrl, MAX_CALLBACK_URL_CHARS } from "./host/callback-url.ts"
 export type { CallbackUrlCheck } from "./host/callback-url.ts"
 export { isLoopbackAddress } from "./host/loopback.ts"
-export { signCallback, verifyCallback, DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from "./signing.ts"
-export type { SignatureCheck, VerifyOptions } from "./signing.ts"
+export { signCallback, verifyCallback, signDelivery, verifyDelivery, deliveryHeaders, signedCallbackHeaders, newDeliveryId, DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from "./signing.ts"
+export type { SignatureCheck, VerifyOptions, DeliveryHeaders } from "./signing.ts"
 export * from "./wire.ts"

@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from "vitest"
-import { signCallback } from "../../src/remote/signing.ts"
-import { INSTANCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../src/remote/wire.ts"
+import { signedCallbackHeaders } from "../../src/remote/signing.ts"
+import { INSTANCE_HEADER } from "../../src/remote/wire.ts"
 import { sseText, startReplayProvider, type ReplayProvider } from "../../src/testing/index.ts"
 import { eventually } from "../../bench/support/contract-host.ts"
 import { freePort } from "./support/free-port.ts"
@@ -96,8 +96,8 @@ describeWithHost("plugins and the real host, as separate processes", () => {
     const send = (headers: Record<string, string>) =>
       fetch(`${origin}/tools/get_weather`, { method: "POST", headers: { "content-type": "application/json", [INSTANCE_HEADER]: host.instanceId, ...headers }, body }).then(async (r) => [r.status, ((await r.json()) as { error: string }).error])
     expect(await send({})).toEqual([401, "signature missing"])
-    expect(await send({ [TIMESTAMP_HEADER]: String(now), [SIGNATURE_HEADER]: signCallback("guessed", String(now), body) })).toEqual([401, "signature mismatch"])
-    expect(await send({ [TIMESTAMP_HEADER]: String(now - 3600), [SIGNATURE_HEADER]: signCallback("guessed", String(now - 3600), body) })).toEqual([401, "signature stale"])
+    expect(await send(signedCallbackHeaders("guessed", body, { timestamp: String(now) }))).toEqual([401, "signature mismatch"])
+    expect(await send(signedCallbackHeaders("guessed", body, { timestamp: String(now - 3600) }))).toEqual([401, "signature stale"])
 
     plugin.process.kill("SIGTERM")
     expect(await plugin.exited).toEqual({ code: null, signal: "SIGTERM" })

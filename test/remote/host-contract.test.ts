@@ -239,16 +239,32 @@ describe("ownership", () => {
     expect(names).toEqual(["b"])
   })
 
-  it("a token this host never issued (one from before a restart) counts as none", async () => {
+  it("a token the host does not hold claims an unclaimed source at once; a different one is refused until the source's last tool is gone", async () => {
     const host = await startHost()
-    const fresh = await register(host, {}, "token-from-a-previous-instance")
-    expect(fresh.body).toMatchObject({ ok: true, source: "my_plugin", registrant_token: expect.any(String) })
-    const token = fresh.body["registrant_token"] as string
-    expect((await register(host, {}, token)).status).toBe(200)
-    // Once claimed, a stale token is as good as none: refused.
-    const stale = await register(host, {}, "token-from-a-previous-instance")
-    expect(stale.status).toBe(409)
-    expect(stale.body["error"]).toBe(`source "my_plugin" is claimed; present its registrant token`)
+    const mine = "m".repeat(43)
+    const fresh = await register(host, {}, mine)
+    expect(fresh.body).toMatchObject({ ok: true, source: "my_plugin", owner: "claimed" })
+    expect(fresh.body["registrant_token"]).toBeUndefined()
+    expect((await register(host, { description: "update" }, mine)).status).toBe(200)
+    const tokenless = await register(host)
+    expect(tokenless).toMatchObject({ status: 409, body: { code: "source_claimed", error: `source "my_plugin" is claimed; present its registrant token` } })
+    const other = await register(host, {}, "o".repeat(43))
+    expect(other).toMatchObject({ status: 409, body: { code: "source_claimed" } })
+    expect(other.body["error"]).toMatch(/^source "my_plugin" is claimed by a different registrant token/)
+    // A short word is never a claim.
+    expect(await register(host, { source: "another" }, "token-from-a-previous-instance")).toMatchObject({ status: 422, body: { error: expect.stringContaining("32-256 characters") } })
+    // The owner's clear removes the last tool: the source is released, and the next token claims it.
+    expect((await api(host, "POST", "/api/tools/clear", { source: "my_plugin" }, { [REGISTRANT_TOKEN_HEADER]: mine })).body).toMatchObject({ ok: true, cleared: ["get_weather"] })
+    expect(await register(host, {}, "o".repeat(43))).toMatchObject({ status: 200, body: { owner: "claimed" } })
+  })
+
+  it("a token-less first registration leaves the source unclaimed: the first token presented claims it", async () => {
+    const host = await startHost()
+    const issued = (await register(host)).body["registrant_token"] as string
+    expect(issued).toMatch(/^[A-Za-z0-9_-]{32}$/)
+    expect(await register(host, {}, "c".repeat(40))).toMatchObject({ status: 200, body: { owner: "claimed" } })
+    // The token issued but never presented was replaced by the claim.
+    expect(await register(host, {}, issued)).toMatchObject({ status: 409, body: { code: "source_claimed" } })
   })
 
   it("concurrent register / unregister storms on one name leave one consistent state", async () => {

@@ -50,10 +50,12 @@ describe("the host's plugin layer (in process)", () => {
 
   it("keeps the host's gates in front of the lane: access key, body limit, closed bodies", async () => {
     const key = "k".repeat(32)
-    const host = await startHost({ config: { ...wordCount, server: { access_key_env: "HOST_KEY", max_body_bytes: 1024 } }, env: { HOST_KEY: key }, pluginBaseDir: FIXTURES })
-    expect(await api(host, "POST", "/api/commands/wc", { args: "a b" })).toMatchObject({ status: 403 })
+    const operator = "o".repeat(32)
+    const host = await startHost({ config: { ...wordCount, server: { access_key_env: "HOST_KEY", operator_token_env: "HOST_OPERATOR", max_body_bytes: 1024 } }, env: { HOST_KEY: key, HOST_OPERATOR: operator }, pluginBaseDir: FIXTURES })
+    expect(await api(host, "POST", "/api/commands/wc", { args: "a b" }, { "x-llm-worker-operator-token": operator })).toMatchObject({ status: 403 })
     expect(await api(host, "POST", "/api/llm/complete", { messages: [] })).toMatchObject({ status: 403 })
-    const auth = { "x-llm-worker-access-key": key }
+    expect(await api(host, "POST", "/api/commands/wc", { args: "a b" }, { "x-llm-worker-access-key": key })).toMatchObject({ status: 401 })
+    const auth = { "x-llm-worker-access-key": key, "x-llm-worker-operator-token": operator }
     expect(await api(host, "POST", "/api/commands/wc", { args: "a b" }, auth)).toMatchObject({ status: 200, body: { ok: true, output: "2 words", instance_id: host.instanceId } })
     expect(await api(host, "POST", "/api/commands/wc", { args: "a ".repeat(600) }, auth)).toMatchObject({ status: 413 })
     expect(await api(host, "POST", "/api/commands/wc", { args: "a", extra: 1 }, auth)).toMatchObject({ status: 422, body: { issues: [{ path: "extra", message: "unknown field" }] } })

@@ -15,6 +15,9 @@ const KEY = "sk-test-serve-plugins-SECRET-0123456789"
 const NOTES = "Ana ships the release on Friday. Someone books the room."
 const TASKS = '{"tasks":[{"owner":"Ana","action":"ship the release","due":"2026-12-04"},{"owner":null,"action":"book the room","due":null}]}'
 const TOKEN_HEADER = "x-llm-worker-registrant-token"
+const OPERATOR_HEADER = "x-llm-worker-operator-token"
+const OPERATOR = "operator-token-for-the-serve-test-0123"
+const asOperator = { [OPERATOR_HEADER]: OPERATOR }
 
 const children: Array<CliProcess> = []
 const replays: Array<ReplayProvider> = []
@@ -25,12 +28,13 @@ afterEach(async () => {
 })
 
 // Relative module paths are resolved from the config file's folder, so the file names the modules absolutely.
-const configFile = (): string => {
+const configFile = (operator = true): string => {
   const dir = mkdtempSync(join(tmpdir(), "llm-worker-plugins-"))
   const path = join(dir, "llm-worker.yaml")
   writeFileSync(
     path,
     [
+      ...(operator ? ["server:", "  operator_token_env: LLMW_OPERATOR"] : []),
       "roles:",
       "  default:",
       "    provider: openai",
@@ -68,7 +72,7 @@ describe("plugins in `llm-worker serve` (a child process, the replay provider as
       ]
     })
     replays.push(provider)
-    const serve = startCli(["serve", "--config", configFile(), "--port", "0"], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: provider.baseUrl })
+    const serve = startCli(["serve", "--config", configFile(), "--port", "0"], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: provider.baseUrl, LLMW_OPERATOR: OPERATOR })
     children.push(serve)
     await serve.waitFor(READY)
     const [, port, instance] = READY.exec(serve.stdout()) ?? []
@@ -81,17 +85,17 @@ describe("plugins in `llm-worker serve` (a child process, the replay provider as
     expect(commands.commands.map((c) => [c.name, c.plugin])).toEqual([["paste-to-tasks", "paste-to-tasks"], ["stall", "word-count"], ["tldr", "tldr"], ["wc", "word-count"]])
 
     // The seed's two examples, through POST /api/commands/<name>.
-    const tldr = await api(host, "POST", "/api/commands/tldr", { args: NOTES })
+    const tldr = await api(host, "POST", "/api/commands/tldr", { args: NOTES }, asOperator)
     expect(tldr).toMatchObject({ status: 200, body: { ok: true, output: "Ana ships Friday; the room needs booking.", instance_id: instance } })
     expect(tldr.headers.get("x-llm-worker-instance")).toBe(instance)
     const first = JSON.parse(provider.requests[0]?.body ?? "{}") as { model: string; messages: Array<{ role: string; content: unknown }> }
     expect(first.model).toBe("gpt-4.1-mini")
     expect(JSON.stringify(first.messages)).toContain("Summarise the user's text")
     expect(provider.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`)
-    expect(await api(host, "POST", "/api/commands/paste-to-tasks", { args: NOTES })).toMatchObject({ status: 200, body: { ok: true, output: "- [Ana] ship the release\n- [?] book the room" } })
-    expect(await api(host, "POST", "/api/commands/nope", { args: "x" })).toMatchObject({ status: 404, body: { ok: false, error: "unknown command: /nope" } })
-    expect(await api(host, "POST", "/api/commands/tldr", { args: 3 })).toMatchObject({ status: 422, body: { issues: [{ path: "args" }] } })
-    expect(await api(host, "POST", "/api/commands/wc", { args: "a b c d" })).toMatchObject({ status: 200, body: { output: "4 words" } })
+    expect(await api(host, "POST", "/api/commands/paste-to-tasks", { args: NOTES }, asOperator)).toMatchObject({ status: 200, body: { ok: true, output: "- [Ana] ship the release\n- [?] book the room" } })
+    expect(await api(host, "POST", "/api/commands/nope", { args: "x" }, asOperator)).toMatchObject({ status: 404, body: { ok: false, error: "unknown command: /nope" } })
+    expect(await api(host, "POST", "/api/commands/tldr", { args: 3 }, asOperator)).toMatchObject({ status: 422, body: { issues: [{ path: "args" }] } })
+    expect(await api(host, "POST", "/api/commands/wc", { args: "a b c d" }, asOperator)).toMatchObject({ status: 200, body: { output: "4 words" } })
     expect(provider.requests).toHaveLength(2)
 
     // A remote plugin: its registrant token (from registering a tool) is its key to the lane.
@@ -145,5 +149,39 @@ describe("plugins in `llm-worker serve` (a child process, the replay provider as
       expect.objectContaining({ pluginId: "notes-remote", outcome: "PluginLlmTrustError" })
     ])
     expect(serve.stderr()).not.toContain(KEY)
+  })
+
+  it("runs a command only for the operator: without an operator token configured none runs; with one, no token, a wrong one or a plugin's registrant token are refused before the plugin runs", async () => {
+    const provider = await startReplayProvider({ scheme: "openai-chat", script: [{ kind: "stream", transcript: answerSse("openai-chat", "A summary.") }] })
+    replays.push(provider)
+    // A host without an operator token runs no command over HTTP at all (listing them stays open).
+    const closed = startCli(["serve", "--config", configFile(false), "--port", "0"], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: provider.baseUrl })
+    children.push(closed)
+    await closed.waitFor(READY)
+    const other = { url: `http://127.0.0.1:${READY.exec(closed.stdout())?.[1]}` }
+    expect(await api(other, "POST", "/api/commands/wc", { args: "a b" })).toMatchObject({
+      status: 403,
+      body: { ok: false, error: "commands cannot be run over HTTP: the host has no operator token (server.operator_token_env)" }
+    })
+    expect((await api(other, "GET", "/api/commands")).status).toBe(200)
+    closed.child.kill("SIGTERM")
+    expect(await closed.exited).toBe(0)
+
+    const serve = startCli(["serve", "--config", configFile(), "--port", "0"], { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: provider.baseUrl, LLMW_OPERATOR: OPERATOR })
+    children.push(serve)
+    await serve.waitFor(READY)
+    const host = { url: `http://127.0.0.1:${READY.exec(serve.stdout())?.[1]}` }
+    const callback = await startCallbackServer((_req, res) => json(res, 200, { output: "ok" }))
+    const registrant = (await api(host, "POST", "/api/tools/register", { name: "file_note", callback_url: callback.url, source: "notes-remote" })).body["registrant_token"] as string
+
+    expect(await api(host, "POST", "/api/commands/tldr", { args: NOTES })).toMatchObject({ status: 401, body: { ok: false, error: `present the operator token in ${OPERATOR_HEADER}` } })
+    expect(await api(host, "POST", "/api/commands/tldr", { args: NOTES }, { [OPERATOR_HEADER]: `${OPERATOR}x` })).toMatchObject({ status: 401, body: { error: "wrong operator token" } })
+    expect(await api(host, "POST", "/api/commands/tldr", { args: NOTES }, { [OPERATOR_HEADER]: registrant, [TOKEN_HEADER]: registrant })).toMatchObject({ status: 401 })
+    // Nothing ran on the plugin's budget.
+    expect(provider.requests).toHaveLength(0)
+    expect(await api(host, "POST", "/api/commands/tldr", { args: NOTES }, asOperator)).toMatchObject({ status: 200, body: { ok: true, output: "A summary." } })
+    expect(provider.requests).toHaveLength(1)
+    serve.child.kill("SIGTERM")
+    expect(await serve.exited).toBe(0)
   })
 })

@@ -46,7 +46,13 @@ const Issue = z.object({ path: z.string(), message: z.string() })
 const FailedRole = z.object({ role: z.string(), error: z.string() })
 const Instance = { instance_id: z.string().describe("New on every host start; also in the x-llm-worker-instance header") }
 
-export const ErrorResponse = z.object({ ok: z.literal(false), error: z.string(), issues: z.array(Issue).optional(), ...Instance })
+export const ErrorResponse = z.object({
+  ok: z.literal(false),
+  error: z.string(),
+  issues: z.array(Issue).optional(),
+  code: z.literal("source_claimed").optional().describe("409: the source is claimed by a registrant token other than the one presented (or none was)"),
+  ...Instance
+})
 
 const RoleChanges = {
   affected_roles: z.array(z.string()).describe("Roles where the change is in effect now"),
@@ -59,8 +65,9 @@ export const RegisterResponse = z.object({
   registered: z.string(),
   ...RoleChanges,
   callback_secret: z.string().optional().describe("HMAC key of this registration's callback signatures"),
-  registrant_token: z.string().optional().describe("Issued once, on the first registration of a source"),
+  registrant_token: z.string().optional().describe("Issued once, on a token-less first registration of a source (a registration presenting a token of its own claims the source with it instead)"),
   source: z.string().optional(),
+  owner: z.enum(["claimed", "unclaimed"]).optional().describe("Whether the source is now claimed by a registrant token"),
   ...Instance
 })
 

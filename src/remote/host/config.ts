@@ -48,6 +48,11 @@ export interface ServerConfig {
   readonly port?: number
   /** Name of the environment variable holding the access key every request must present (none: no key). */
   readonly access_key_env?: string
+  /**
+   * Name of the environment variable holding the operator token (at least 16 characters) that
+   * `POST /api/commands/<name>` requires in `x-llm-worker-operator-token`. None: commands cannot be run over HTTP.
+   */
+  readonly operator_token_env?: string
   /** Largest request body, in bytes: 1 KiB-64 MiB, default 1 MiB. */
   readonly max_body_bytes: number
   /** Largest callback response body read, in bytes (1 KiB-64 MiB, default 1 MiB); a larger body is cut off and reported as an error result. */
@@ -104,6 +109,8 @@ const ServerConfigSchema = z.strictObject({
   port: z.int().min(0).max(65535).optional(),
   /** Name of the environment variable holding the access key every request must present (none: no key). */
   access_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name").optional(),
+  /** Name of the environment variable holding the operator token that running a command over HTTP requires (none: commands are off). */
+  operator_token_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name").optional(),
   /** Largest request body, in bytes. */
   max_body_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   /** Largest callback response body read, in bytes; a larger body is cut off and reported as an error result. */

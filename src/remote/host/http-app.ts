@@ -9,7 +9,7 @@ import type { Subscriber, WorkerEvent } from "../../worker/subscriber.ts"
 import type { ToolOutcome } from "../../worker/tool-outcome.ts"
 import { isWorkerError } from "../../worker/worker-error.ts"
 import type { RunResult } from "../../worker/worker.ts"
-import { ACCESS_KEY_HEADER, INSTANCE_HEADER, REGISTRANT_TOKEN_HEADER } from "../wire.ts"
+import { ACCESS_KEY_HEADER, INSTANCE_HEADER, OPERATOR_TOKEN_HEADER, REGISTRANT_TOKEN_HEADER } from "../wire.ts"
 import { createPluginLlmHandler } from "../../plugin-llm/http-handler.ts"
 import type { PluginRuntime } from "../../plugin-llm/plugin-runtime.ts"
 import { ChatBody, ClearBody, CommandBody, CompleteBody, CompleteStructuredBody, RegisterBody, UnregisterBody } from "./api-schemas.ts"
@@ -25,6 +25,8 @@ export interface HttpAppOptions {
   readonly maxBodyBytes: number
   /** When set, every request must carry it in `x-llm-worker-access-key`. */
   readonly accessKey: string | undefined
+  /** What `POST /api/commands/<name>` requires in `x-llm-worker-operator-token`; undefined: commands are refused. */
+  readonly operatorToken: string | undefined
   readonly version: string
   readonly log: (line: string) => void
   /** The plugin-LLM lane: in-process plugins' commands, and `ctx.llm` over HTTP for remote plugins. */
@@ -79,6 +81,7 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
   const { state } = options
   const instance = state.instanceId
   const accessKeyHash = options.accessKey === undefined ? undefined : sha(options.accessKey)
+  const operatorTokenHash = options.operatorToken === undefined ? undefined : sha(options.operatorToken)
   const app = new Hono<Env>()
 
   const reply = (c: Context<Env>, outcome: Outcome): Response =>
@@ -275,6 +278,12 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
   app.get("/api/commands", (c) => toLane(c, undefined))
 
   app.post("/api/commands/:name", async (c) => {
+    // A command runs an in-process plugin with the host's privileges and on that plugin's LLM budget: only the
+    // operator may, and that is settled before the body is read. Plugins (remote ones hold the access key) may not.
+    if (operatorTokenHash === undefined) return fail(c, 403, "commands cannot be run over HTTP: the host has no operator token (server.operator_token_env)")
+    const presented = c.req.header(OPERATOR_TOKEN_HEADER)
+    if (presented === undefined || presented === "") return fail(c, 401, `present the operator token in ${OPERATOR_TOKEN_HEADER}`)
+    if (!timingSafeEqual(sha(presented), operatorTokenHash)) return fail(c, 401, "wrong operator token")
     const body = await readJson(c, CommandBody)
     return body.ok ? toLane(c, body.value) : body.response
   })

@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { ACCESS_KEY_HEADER, INSTANCE_HEADER, REGISTRANT_TOKEN_HEADER } from "../wire.ts"
+import { ACCESS_KEY_HEADER, DELIVERY_HEADER, INSTANCE_HEADER, OPERATOR_TOKEN_HEADER, REGISTRANT_TOKEN_HEADER, SIGNATURE_HEADER, SIGNATURE_V2_HEADER, TIMESTAMP_HEADER } from "../wire.ts"
 import {
   ChatBody,
   ChatResponse,
@@ -35,7 +35,7 @@ const errors = (...statuses: ReadonlyArray<number>) =>
 const DESCRIPTIONS: Readonly<Record<number, string>> = {
   403: "caller is not on loopback, wrong access key, or the builtin source",
   404: "unknown role or tool",
-  409: "ownership refusal: present the owner's registrant token",
+  409: "ownership refusal: present the owner's registrant token (`code: source_claimed` when the source is claimed by another token)",
   413: "body larger than the host's limit",
   422: "validation failure; `issues` names each field",
   429: "too many waiting chat turns or sources",
@@ -59,7 +59,15 @@ const LANE_DESCRIPTIONS: Readonly<Record<number, string>> = {
 
 const requiredTokenHeader = { name: REGISTRANT_TOKEN_HEADER, in: "header", required: true, schema: { type: "string" }, description: "The registrant token issued to the plugin's source; the source is the plugin id the trust gate sees" }
 
-const tokenHeader = { name: REGISTRANT_TOKEN_HEADER, in: "header", required: false, schema: { type: "string" }, description: "Act as the source this token was issued to" }
+const tokenHeader = { name: REGISTRANT_TOKEN_HEADER, in: "header", required: false, schema: { type: "string" }, description: "Act as the source this token claims or was issued to" }
+const registerTokenHeader = {
+  name: REGISTRANT_TOKEN_HEADER,
+  in: "header",
+  required: false,
+  schema: { type: "string", pattern: "^[A-Za-z0-9_-]{32,256}$" },
+  description: "Act as the source this token claims or was issued to. A token the host does not hold claims the named source when it is unclaimed (409 `source_claimed` when another token claims it; 422 when it is not 32-256 base64url characters)"
+}
+const operatorTokenHeader = { name: OPERATOR_TOKEN_HEADER, in: "header", required: true, schema: { type: "string" }, description: "The operator token of `server.operator_token_env`" }
 const roleQuery = { name: "role", in: "query", required: false, schema: { type: "string" } }
 
 /** The whole API as OpenAPI 3.1, built from the zod schemas that validate the requests. */
@@ -68,7 +76,7 @@ export const openApiDocument = (version: string): Record<string, unknown> => ({
   info: {
     title: "llm-worker tool host",
     version,
-    description: `Remote tools over HTTP. Every response carries the ${INSTANCE_HEADER} header. Only loopback callers are served.`
+    description: `Remote tools over HTTP. Every response carries the ${INSTANCE_HEADER} header. Only loopback callers are served. Callbacks to a tool's callback_url carry ${TIMESTAMP_HEADER}, a random ${DELIVERY_HEADER} per delivery and ${SIGNATURE_V2_HEADER} (v2=, HMAC-SHA256 with the callback_secret over "v2.<timestamp>.<delivery>.<body>"), plus ${SIGNATURE_HEADER} (v1=, over "<timestamp>.<body>") for older receivers.`
   },
   components: {
     securitySchemes: { accessKey: { type: "apiKey", in: "header", name: ACCESS_KEY_HEADER, description: "Required only when the host is configured with an access key" } }
@@ -77,7 +85,7 @@ export const openApiDocument = (version: string): Record<string, unknown> => ({
     "/api/tools/register": {
       post: {
         summary: "Register or replace a remote tool",
-        parameters: [tokenHeader],
+        parameters: [registerTokenHeader],
         requestBody: { required: true, ...json(RegisterBody, "input") },
         responses: { "200": { description: "per-role outcome", ...json(RegisterResponse, "output") }, ...errors(403, 404, 409, 413, 422, 429) }
       }
@@ -140,12 +148,14 @@ export const openApiDocument = (version: string): Record<string, unknown> => ({
     "/api/commands/{name}": {
       post: {
         summary: "Run a plugin command (what /<name> <args> does in the chat)",
-        parameters: [{ name: "name", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9][a-z0-9_-]{0,63}$" } }],
+        description: "Only the operator may: the host's operator token is required (commands are refused when the host has none).",
+        parameters: [{ name: "name", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9][a-z0-9_-]{0,63}$" } }, operatorTokenHeader],
         requestBody: { required: true, ...json(CommandBody, "input") },
         responses: {
           "200": { description: "the command's output", ...json(CommandResponse, "output") },
           "499": { description: "the client hung up: the command's signal fired and its answer, if any, is dropped", ...json(ErrorResponse, "output") },
           "500": { description: "the command failed (one line, never a stack)", ...json(ErrorResponse, "output") },
+          "401": { description: "no operator token, or a wrong one", ...json(ErrorResponse, "output") },
           ...errors(403, 404, 413, 422)
         }
       }

@@ -6,8 +6,8 @@ import { ExecutionFailed, InvalidArgument } from "../../tool/tool-error.ts"
 import { ToolMeta } from "../../tool/tool-meta.ts"
 import { parseArguments } from "../../tool/parse-arguments.ts"
 import { quote } from "../../schema/quote.ts"
-import { signCallback } from "../signing.ts"
-import { INSTANCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../wire.ts"
+import { signedCallbackHeaders } from "../signing.ts"
+import { INSTANCE_HEADER } from "../wire.ts"
 import { type CallbackResponse, describeCallbackFailure, sendCallback } from "./callback-transport.ts"
 
 /** Calls, failures and the last failure of one registration: what the status page and the list show. */
@@ -100,14 +100,10 @@ export const remoteToolDefinition = (registration: RemoteRegistration, settings:
   const dispatch = async (argumentsJson: string, args: unknown, context: ToolContext): Promise<string> => {
     stats.calls++
     const body = JSON.stringify({ name: registration.name, arguments: args, call_id: context.callId, raw_arguments: argumentsJson })
-    const timestamp = String(Math.floor(Date.now() / 1000))
     const response = await sendCallback({
       url: registration.callbackUrl,
-      headers: {
-        [INSTANCE_HEADER]: settings.instanceId,
-        [TIMESTAMP_HEADER]: timestamp,
-        [SIGNATURE_HEADER]: signCallback(registration.secret, timestamp, body)
-      },
+      // Each delivery is signed with its own random id, so two identical calls in one second are told apart.
+      headers: { [INSTANCE_HEADER]: settings.instanceId, ...signedCallbackHeaders(registration.secret, body) },
       body,
       timeoutMs: registration.timeoutSeconds * 1000,
       maxResponseBytes: settings.maxResponseBytes,

@@ -160,8 +160,19 @@ export class ToolHostState {
     return refused(404, `unknown role: ${role}`)
   }
 
-  #actor(named: string | undefined, token: string | undefined, fallback: string): Actor {
-    return this.#ownership.actor(named, token, fallback)
+  #actor(named: string | undefined, token: string | undefined, fallback: string, registering = false): Actor {
+    return this.#ownership.actor(named, token, fallback, registering)
+  }
+
+  /** The refusal an actor got, with `code: "source_claimed"` when a claimed source refused it. */
+  #refusal(actor: Extract<Actor, { ok: false }>): Outcome {
+    return refused(actor.status, actor.error, actor.code === undefined ? {} : { code: actor.code })
+  }
+
+  /** Forgets the token of a source that no role holds a tool of any more (see Ownership). */
+  #releaseIfEmpty(source: string): void {
+    for (const role of this.roles.values()) for (const tool of role.desired.values()) if (sourceOf(tool) === source) return
+    this.#ownership.release(source)
   }
 
   /** Why a role cannot take this tool besides ownership: its size limit, or a provider spelling clash. */
@@ -225,8 +236,8 @@ export class ToolHostState {
     }
     const roles = this.targets(input.role)
     if (roles === undefined) return this.#unknownRole(input.role as string)
-    const actor = this.#actor(input.source, token, DEFAULT_SOURCE)
-    if (!actor.ok) return refused(actor.status, actor.error)
+    const actor = this.#actor(input.source, token, DEFAULT_SOURCE, true)
+    if (!actor.ok) return this.#refusal(actor)
     if (this.#ownership.full(actor.source)) return refused(429, `the host already has the maximum of ${this.#config.server.max_sources} sources`)
     const conflicts = this.#conflicts(roles, input.name, actor, true)
     if (conflicts !== undefined) return conflicts
@@ -260,11 +271,7 @@ export class ToolHostState {
       return () => (previous === undefined ? role.desired.delete(input.name) : role.desired.set(input.name, previous))
     })
     const accepted = report.affected.length + report.pending.length > 0
-    let issued: string | undefined
-    if (accepted) {
-      this.#ownership.claim(actor)
-      issued = this.#ownership.issue(actor.source)
-    }
+    const issued = accepted ? this.#ownership.accepted(actor) : undefined
     return {
       status: 200,
       body: {
@@ -273,7 +280,9 @@ export class ToolHostState {
         affected_roles: report.affected,
         failed_roles: report.failed,
         pending_roles: report.pending,
-        ...(accepted ? { callback_secret: registration.secret, source: actor.source } : { error: report.failed.map((f) => `${f.role}: ${f.error}`).join("; ") }),
+        ...(accepted
+          ? { callback_secret: registration.secret, source: actor.source, owner: this.#ownership.claimed(actor.source) ? "claimed" : "unclaimed" }
+          : { error: report.failed.map((f) => `${f.role}: ${f.error}`).join("; ") }),
         ...(issued === undefined ? {} : { registrant_token: issued })
       }
     }
@@ -294,16 +303,18 @@ export class ToolHostState {
     const roles = this.targets(input.role)
     if (roles === undefined) return this.#unknownRole(input.role as string)
     const actor = this.#actor(undefined, token, "")
-    if (!actor.ok) return refused(actor.status, actor.error)
+    if (!actor.ok) return this.#refusal(actor)
     const holding = roles.filter((role) => role.desired.has(input.name))
     if (holding.length === 0) return refused(404, `unknown tool: ${input.name}`)
     const conflicts = this.#conflicts(holding, input.name, actor, false)
     if (conflicts !== undefined) return conflicts
+    const owners = new Set(holding.map((role) => sourceOf(role.desired.get(input.name) as HostedTool)))
     const report = this.#apply(holding, (role) => {
       const previous = role.desired.get(input.name) as HostedTool
       role.desired.delete(input.name)
       return () => role.desired.set(input.name, previous)
     })
+    for (const owner of owners) this.#releaseIfEmpty(owner)
     return {
       status: 200,
       body: { ok: report.failed.length < holding.length, unregistered: input.name, affected_roles: report.affected, pending_roles: report.pending, failed_roles: report.failed }
@@ -315,7 +326,7 @@ export class ToolHostState {
     const roles = this.targets(input.role)
     if (roles === undefined) return this.#unknownRole(input.role as string)
     const actor = this.#actor(input.source, token, input.source)
-    if (!actor.ok) return refused(actor.status, actor.error)
+    if (!actor.ok) return this.#refusal(actor)
     const removed = new Set<string>()
     const report = this.#apply(roles, (role) => {
       const taken = [...role.desired].filter(([, tool]) => sourceOf(tool) === actor.source)
@@ -328,6 +339,7 @@ export class ToolHostState {
       }
     })
     this.#ownership.claim(actor)
+    this.#releaseIfEmpty(actor.source)
     return {
       status: 200,
       body: { ok: true, cleared: [...removed].sort(), source: actor.source, affected_roles: report.affected, pending_roles: report.pending, failed_roles: report.failed }
@@ -347,6 +359,7 @@ export class ToolHostState {
       role.desired.delete(registration.name)
       role.sync(false)
     }
+    this.#releaseIfEmpty(registration.source)
     const eviction: Eviction = {
       name: registration.name,
       source: registration.source,

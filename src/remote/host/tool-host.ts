@@ -173,6 +173,11 @@ export const startToolHost = async (options: ToolHostOptions = {}): Promise<Tool
   if (accessKeyEnv !== undefined && (accessKey === undefined || accessKey.length < 16)) {
     throw new HostConfigError("server.access_key_env", [{ path: "server.access_key_env", message: `${accessKeyEnv} must be set to a key of at least 16 characters` }])
   }
+  const operatorTokenEnv = config.server.operator_token_env
+  const operatorToken = operatorTokenEnv === undefined ? undefined : env[operatorTokenEnv]
+  if (operatorTokenEnv !== undefined && (operatorToken === undefined || operatorToken.length < 16)) {
+    throw new HostConfigError("server.operator_token_env", [{ path: "server.operator_token_env", message: `${operatorTokenEnv} must be set to a token of at least 16 characters` }])
+  }
   const instanceId = randomBytes(12).toString("hex")
   const clientFor = (name: string) => {
     const roleConfig = config.roles[name] as RoleConfig
@@ -188,7 +193,7 @@ export const startToolHost = async (options: ToolHostOptions = {}): Promise<Tool
   const baseDir = options.pluginBaseDir ?? (options.configPath === undefined ? process.cwd() : dirname(resolve(options.configPath)))
   const runtime = await startPlugins(config, env, state, baseDir, source, options.pluginAudit ?? ((record) => log(`llm-worker plugin-llm audit ${JSON.stringify(record)}`)))
   const host = options.host ?? config.server.host
-  const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, accessKey, version: packageVersion(), log, plugins: runtime }, host)
+  const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, accessKey, operatorToken, version: packageVersion(), log, plugins: runtime }, host)
   const server = createAdaptorServer({ fetch: app.fetch }) as Server
   // Slow or idle clients cannot hold sockets forever: the whole request (headers and body) must arrive within
   // 30 s; the answer may take as long as the turn does.

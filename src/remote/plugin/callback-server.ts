@@ -5,7 +5,7 @@ import type { DecodeResult } from "../../schema/argument-codec.ts"
 import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
 import { describeThrown } from "../../tool/describe-thrown.ts"
 import { readCappedBody } from "../capped-body.ts"
-import { INSTANCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../wire.ts"
+import { DELIVERY_HEADER, INSTANCE_HEADER, SIGNATURE_V2_HEADER, TIMESTAMP_HEADER } from "../wire.ts"
 import { failureBody, runToBodyOrPending, serializeBody, type CallbackBody } from "./callback-result.ts"
 import type { RemoteCallContext, RemoteTool } from "./remote-tool.ts"
 import { ReplayGuard } from "./replay-guard.ts"
@@ -194,11 +194,11 @@ export class CallbackServer {
     const { tool } = served
     const nowSeconds = Math.floor(Date.now() / 1000)
     if (this.options.verifySignatures) {
-      const timestamp = header(req, TIMESTAMP_HEADER)
-      const signature = header(req, SIGNATURE_HEADER)
-      const check = served.secrets.verify(timestamp, signature, body, nowSeconds, this.options.toleranceSeconds)
+      const delivery = { timestamp: header(req, TIMESTAMP_HEADER), deliveryId: header(req, DELIVERY_HEADER), signature: header(req, SIGNATURE_V2_HEADER) }
+      const check = served.secrets.verify(delivery, body, nowSeconds, this.options.toleranceSeconds)
       if (!check.ok) return this.reject(req, res, tool.name, 401, `signature ${check.reason}`)
-      const replay = this.replays.admit(Number(timestamp), signature as string, nowSeconds)
+      // Keyed on the delivery, which the signature covers: a legitimate repeat of a call is another delivery.
+      const replay = this.replays.admit(Number(delivery.timestamp), delivery.deliveryId as string, nowSeconds)
       if (replay !== undefined) return this.reject(req, res, tool.name, 401, `signature ${replay}`)
       // Only a verified callback's instance id is worth a look: anyone on loopback can send the header.
       const instance = header(req, INSTANCE_HEADER)

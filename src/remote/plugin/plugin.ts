@@ -1,6 +1,7 @@
+import { randomBytes } from "node:crypto"
 import { DEFAULT_MAX_JSON_DEPTH } from "../../schema/json-depth.ts"
 import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from "../signing.ts"
-import { BUILTIN_SOURCE, DEFAULT_HOST_PORT } from "../wire.ts"
+import { BUILTIN_SOURCE, DEFAULT_HOST_PORT, REGISTRANT_TOKEN_PATTERN } from "../wire.ts"
 import { makeBackoff, type Backoff, type RetryOptions } from "./backoff.ts"
 import { CallbackServer, type CallbackRejection, type ServedTool } from "./callback-server.ts"
 import { toolsOf } from "./decorator.ts"
@@ -30,7 +31,7 @@ export interface SignatureOptions {
   readonly verify?: boolean
   /** Largest clock difference accepted, and how long a replaced secret stays valid. Default 300 s. */
   readonly toleranceSeconds?: number
-  /** Signatures remembered against replays; when full, the window narrows (see docs/security.md). Default 200,000. */
+  /** Delivery ids remembered against replays; when full, the window narrows (see docs/security.md). Default 200,000. */
   readonly maxRemembered?: number
 }
 
@@ -46,6 +47,13 @@ export interface ShutdownOptions {
 export interface PluginOptions {
   /** The source tag the tools are registered under and cleared by at shutdown; owned through its registrant token. */
   readonly source: string
+  /**
+   * The registrant token that claims `source` at the plugin's first registration and is presented on every request
+   * after it (32-256 characters of base64url). Default: 32 random bytes, new in each process. Give a stable one (kept
+   * secret, e.g. from a file only the plugin can read) when a restarted plugin must win its source back from a
+   * process of its own that died without stopping; also the key to `ctx.llm` over HTTP (`createRemotePluginLlm`).
+   */
+  readonly registrantToken?: string
   /** Tools from `remoteTool(...)`, and objects (or classes, for static methods) with `@llmTool` methods. */
   readonly tools: ReadonlyArray<RemoteTool | object>
   /** The host's base URL. Default `http://127.0.0.1:$MAIN_SERVER_PORT` (48911). */
@@ -247,6 +255,10 @@ export const startPlugin = async (options: PluginOptions): Promise<Plugin> => {
     throw new PluginConfigError({ field: "source", message: "source must be a string of 1 to 200 characters" })
   }
   if (source === BUILTIN_SOURCE) throw new PluginConfigError({ field: "source", message: `source "${BUILTIN_SOURCE}" is reserved for the host's own tools` })
+  const token = options.registrantToken ?? randomBytes(32).toString("base64url")
+  if (typeof token !== "string" || !REGISTRANT_TOKEN_PATTERN.test(token)) {
+    throw new PluginConfigError({ field: "registrantToken", message: "registrantToken must be 32-256 characters of A-Z, a-z, 0-9, _ and -" })
+  }
   const tools = collectTools(options.tools)
   const host = hostUrl(options.host)
   const hostname = options.callback?.hostname ?? "127.0.0.1"
@@ -254,7 +266,7 @@ export const startPlugin = async (options: PluginOptions): Promise<Plugin> => {
     throw new PluginConfigError({ field: "callback.hostname", message: `callbacks are served on loopback only (127.0.0.1, ::1, localhost), got ${String(hostname)}` })
   }
   const backoff = makeBackoff(options.retry)
-  const runtime = new PluginRuntime(options, source, host, backoff, tools)
+  const runtime = new PluginRuntime(options, source, token, host, backoff, tools)
   await runtime.listen(hostname)
   return runtime.plugin()
 }
@@ -268,7 +280,13 @@ class PluginRuntime {
   private readonly deadlineMs: number
   private server: CallbackServer | undefined
   private instance: string | undefined
-  private token: string | undefined
+  /**
+   * A token an older host issued (one that does not take the plugin's own): presented instead of the plugin's
+   * until that host restarts.
+   */
+  private issued: string | undefined
+  /** A registration was accepted by the current host instance: the source is claimed (or issued) there. */
+  private claimed = false
   private syncing: Promise<void> | undefined
   private again = false
   private hostDown = false
@@ -284,6 +302,7 @@ class PluginRuntime {
   constructor(
     private readonly options: PluginOptions,
     readonly source: string,
+    private readonly ownToken: string,
     host: URL,
     private readonly backoff: Backoff,
     tools: ReadonlyArray<RemoteTool>
@@ -366,7 +385,8 @@ class PluginRuntime {
     const previous = this.instance
     this.instance = id
     if (previous === undefined) return
-    this.token = undefined
+    this.issued = undefined
+    this.claimed = false
     for (const entry of this.entries.values()) if (entry.instanceId !== id) entry.state = "registering"
     this.emit({ type: "host_restarted", previous, current: id })
     this.requestSync()
@@ -389,8 +409,9 @@ class PluginRuntime {
     do {
       this.again = false
       const due = [...this.entries.values()].filter((e) => e.state === "registering")
-      // The first registration of a source issues its token; the others wait for it so none races it unclaimed.
-      if (this.token === undefined && due.length > 1) {
+      // The first registration claims the source; the others follow, so an older host that issues tokens instead of
+      // taking the plugin's own sees no registration race the source's claim.
+      if (!this.claimed && due.length > 1) {
         await this.registerWithRetry(due[0] as Entry)
         await Promise.all(due.slice(1).map((e) => this.registerWithRetry(e)))
       } else await Promise.all(due.map((e) => this.registerWithRetry(e)))
@@ -428,7 +449,8 @@ class PluginRuntime {
         const secret = body["callback_secret"]
         if (typeof secret === "string" && secret !== "") entry.secrets.rotate(secret, nowSeconds(), this.toleranceSeconds)
         const issued = body["registrant_token"]
-        if (typeof issued === "string" && issued !== "") this.token = issued
+        if (typeof issued === "string" && issued !== "") this.issued = issued
+        if (answer.instanceId === undefined || answer.instanceId === this.instance) this.claimed = true
         entry.instanceId = answer.instanceId
         entry.affectedRoles = strings(body["affected_roles"])
         entry.pendingRoles = strings(body["pending_roles"])
@@ -456,6 +478,11 @@ class PluginRuntime {
       this.emit({ type: "registration_failed", tool: tool.name, attempt, status: answer.status, error, retryInMs })
       await abortableSleep(retryInMs, signal)
     }
+  }
+
+  /** The token presented on every request: the plugin's own, unless an older host issued one. */
+  private get token(): string {
+    return this.issued ?? this.ownToken
   }
 
   private scheduleHealth(): void {

@@ -1,6 +1,7 @@
 /**
- * Remembers the signatures of accepted callbacks for as long as their timestamps are acceptable, so a captured
- * callback cannot be replayed inside the tolerance window. Entries are grouped per timestamp second and dropped
+ * Remembers the delivery ids of accepted callbacks for as long as their timestamps are acceptable, so a captured
+ * callback cannot be replayed inside the tolerance window. The id is covered by the callback's signature and is
+ * random per delivery, so two legitimate calls never share one, however alike their bodies. Entries are grouped per timestamp second and dropped
  * a whole second at a time once it leaves the window.
  *
  * Memory is bounded by `maxEntries`. When a flood fills it, the oldest second is dropped and the guard's
@@ -18,22 +19,22 @@ export class ReplayGuard {
     private readonly maxEntries: number
   ) {}
 
-  /** Records a signature already verified; answers why it must be refused, or undefined when it is new. */
-  admit(timestamp: number, signature: string, nowSeconds: number): "replayed" | "stale" | undefined {
+  /** Records a verified delivery's id; answers why it must be refused, or undefined when it is new. */
+  admit(timestamp: number, deliveryId: string, nowSeconds: number): "replayed" | "stale" | undefined {
     if (nowSeconds !== this.lastPrune) this.prune(nowSeconds)
     if (timestamp < this.floor) return "stale"
     let bucket = this.seconds.get(timestamp)
     if (bucket === undefined) {
       bucket = new Set()
       this.seconds.set(timestamp, bucket)
-    } else if (bucket.has(signature)) return "replayed"
-    bucket.add(signature)
+    } else if (bucket.has(deliveryId)) return "replayed"
+    bucket.add(deliveryId)
     this.entries++
     while (this.entries > this.maxEntries) this.dropOldest()
     return undefined
   }
 
-  /** Signatures held (for tests and the status of a long-running plugin). */
+  /** Delivery ids held (for tests and the status of a long-running plugin). */
   get size(): number {
     return this.entries
   }

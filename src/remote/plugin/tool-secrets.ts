@@ -1,4 +1,4 @@
-import { verifyCallback, type SignatureCheck } from "../signing.ts"
+import { type DeliveryHeaders, type SignatureCheck, verifyDelivery } from "../signing.ts"
 
 /**
  * The callback secrets of one tool: the one the latest registration returned, and the one before it for one
@@ -19,11 +19,12 @@ export class ToolSecrets {
     this.current = secret
   }
 
-  verify(timestamp: string | undefined, signature: string | undefined, body: Uint8Array, nowSeconds: number, toleranceSeconds: number): SignatureCheck {
+  /** Checks a delivery's `v2` signature under the current secret, then the previous one while it is still valid. */
+  verify(headers: DeliveryHeaders, body: Uint8Array, nowSeconds: number, toleranceSeconds: number): SignatureCheck {
     if (this.current === undefined) return { ok: false, reason: "mismatch" }
     const options = { nowSeconds, toleranceSeconds }
-    const check = verifyCallback(this.current, timestamp, signature, body, options)
+    const check = verifyDelivery(this.current, headers, body, options)
     if (check.ok || check.reason !== "mismatch" || this.previous === undefined || nowSeconds > this.previousUntil) return check
-    return verifyCallback(this.previous, timestamp, signature, body, options)
+    return verifyDelivery(this.previous, headers, body, options)
   }
 }

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { signCallback } from "../../../src/remote/signing.ts"
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../../src/remote/wire.ts"
+import { signedCallbackHeaders } from "../../../src/remote/signing.ts"
 import { remoteTool, startPlugin, type RemoteCallContext } from "../../../src/remote/plugin/index.ts"
 import { ContractHost, eventually } from "../../../bench/support/contract-host.ts"
 
@@ -18,11 +17,10 @@ afterEach(async () => {
 
 const signedPost = (reg: { callbackUrl: string; secret: string }, name: string, signal?: AbortSignal) => {
   const body = JSON.stringify({ name, arguments: {}, call_id: "c1", raw_arguments: "{}" })
-  const t = String(Math.floor(Date.now() / 1000))
   return fetch(reg.callbackUrl, {
     method: "POST",
     ...(signal === undefined ? {} : { signal }),
-    headers: { "content-type": "application/json", [TIMESTAMP_HEADER]: t, [SIGNATURE_HEADER]: signCallback(reg.secret, t, body) },
+    headers: { "content-type": "application/json", ...signedCallbackHeaders(reg.secret, body) },
     body
   })
 }

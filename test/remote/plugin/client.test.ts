@@ -3,8 +3,8 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 import { z } from "zod"
-import { signCallback } from "../../../src/remote/signing.ts"
-import { INSTANCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../../src/remote/wire.ts"
+import { signedCallbackHeaders } from "../../../src/remote/signing.ts"
+import { INSTANCE_HEADER, SIGNATURE_V2_HEADER } from "../../../src/remote/wire.ts"
 import {
   PluginStopped,
   RegistrationRefused,
@@ -132,10 +132,10 @@ describe("the plugin client against the contract", () => {
     const body = JSON.stringify({ name: "get_weather", arguments: { city: "Kyoto" }, call_id: "c1", raw_arguments: '{"city":"Kyoto"}' })
     const now = String(Math.floor(Date.now() / 1000))
     const secret = h.tools.get("get_weather")!.secret
-    const sign = (s: string, t: string, b = body) => ({ [TIMESTAMP_HEADER]: t, [SIGNATURE_HEADER]: signCallback(s, t, b) })
+    const sign = (s: string, t: string, b = body) => signedCallbackHeaders(s, b, { timestamp: t })
     expect(await post(url, body)).toEqual({ status: 401, body: { ok: false, error: "signature missing" } })
     expect((await post(url, body, sign("a-forger", now))).body.error).toBe("signature mismatch")
-    expect((await post(url, body, { ...sign(secret, now), [SIGNATURE_HEADER]: "v1=zz" })).body.error).toBe("signature malformed")
+    expect((await post(url, body, { ...sign(secret, now), [SIGNATURE_V2_HEADER]: "v2=zz" })).body.error).toBe("signature malformed")
     expect((await post(url, body, sign(secret, String(Number(now) - 3600)))).body.error).toBe("signature stale")
     const tampered = body.replace("Kyoto", "Osaka")
     expect((await post(url, tampered, sign(secret, now))).body.error).toBe("signature mismatch")
@@ -203,9 +203,8 @@ describe("the plugin client against the contract", () => {
     expect((await h.call("hang100", {})).body).toEqual({ is_error: true, error: 'ToolTimeout: tool "hang100" exceeded its 0.1 s deadline' })
     const reg = h.tools.get("hang10000")!
     const body = JSON.stringify({ name: "hang10000", arguments: {}, call_id: "c", raw_arguments: "{}" })
-    const t = String(Math.floor(Date.now() / 1000))
     const gaveUp = new AbortController()
-    const call = fetch(reg.callbackUrl, { method: "POST", signal: gaveUp.signal, headers: { "content-type": "application/json", [TIMESTAMP_HEADER]: t, [SIGNATURE_HEADER]: signCallback(reg.secret, t, body) }, body })
+    const call = fetch(reg.callbackUrl, { method: "POST", signal: gaveUp.signal, headers: { "content-type": "application/json", ...signedCallbackHeaders(reg.secret, body) }, body })
     await new Promise((r) => setTimeout(r, 50))
     gaveUp.abort()
     await call.catch(() => undefined)
@@ -266,13 +265,16 @@ describe("the plugin client against the contract", () => {
     expect(again.tools.has("get_weather")).toBe(true)
   })
 
-  it("registers one tool first and presents the source's token after", async () => {
+  it("presents a token of its own from the first registration; with a host that issues tokens instead, the issued one after", async () => {
     const tools = ["a", "b", "c"].map((name) => remoteTool({ name, execute: () => name }))
     const h = await host()
     await (await plugin(h, { tools })).ready
     const registers = h.received.filter((r) => r.path === "/api/tools/register")
-    expect(registers[0]!.token).toBeUndefined()
-    expect(registers.slice(1).every((r) => typeof r.token === "string" && r.token.length > 0)).toBe(true)
+    expect(registers[0]!.token).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    // This stand-in host issues a token at the first registration (as hosts before decision 0095 did).
+    expect(new Set(registers.slice(1).map((r) => r.token)).size).toBe(1)
+    expect(registers[1]!.token).not.toBe(registers[0]!.token)
+    expect(registers[1]!.token).toEqual(expect.any(String))
   })
 
   it("clears its source with its token on stop, refuses calls after, and is idempotent", async () => {
@@ -322,8 +324,7 @@ describe("hostile callbacks", () => {
     await fc.assert(
       fc.asyncProperty(fc.jsonValue({ maxDepth: 6 }), async (args) => {
         const body = JSON.stringify({ name: "get_weather", arguments: args, call_id: `c${n++}`, raw_arguments: "" })
-        const t = String(Math.floor(Date.now() / 1000))
-        const r = await post(reg.callbackUrl, body, { [TIMESTAMP_HEADER]: t, [SIGNATURE_HEADER]: signCallback(reg.secret, t, body) })
+        const r = await post(reg.callbackUrl, body, signedCallbackHeaders(reg.secret, body))
         if (r.status !== 200) return false
         return "output" in r.body ? r.body.output.temp_c === 22 : r.body.is_error === true && typeof r.body.error === "string" && r.body.error.startsWith("InvalidArgument: ")
       }),
@@ -331,11 +332,9 @@ describe("hostile callbacks", () => {
     )
     // Repeated headers arrive as one joined string or an array: neither is a valid signature.
     const body = JSON.stringify({ name: "get_weather", arguments: { city: "Kyoto" } })
-    const t = String(Math.floor(Date.now() / 1000))
-    const sig = signCallback(reg.secret, t, body)
-    const headers = new Headers({ "content-type": "application/json", [TIMESTAMP_HEADER]: t })
-    headers.append(SIGNATURE_HEADER, sig)
-    headers.append(SIGNATURE_HEADER, sig)
+    const signed = signedCallbackHeaders(reg.secret, body)
+    const headers = new Headers({ "content-type": "application/json", ...signed })
+    headers.append(SIGNATURE_V2_HEADER, signed[SIGNATURE_V2_HEADER] as string)
     expect((await fetch(reg.callbackUrl, { method: "POST", headers, body })).status).toBe(401)
     expect((await h.call("get_weather", { city: "Kyoto" })).body.output.city).toBe("Kyoto")
   })

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { makeBackoff } from "../../../src/remote/plugin/backoff.ts"
 import { ReplayGuard } from "../../../src/remote/plugin/replay-guard.ts"
 import { ToolSecrets } from "../../../src/remote/plugin/tool-secrets.ts"
-import { signCallback } from "../../../src/remote/signing.ts"
+import { signDelivery } from "../../../src/remote/signing.ts"
 
 describe("back-off", () => {
   it("grows exponentially to its cap, with bounded jitter", () => {
@@ -51,11 +51,13 @@ describe("tool secrets", () => {
   it("accepts the previous secret only for the tolerance window after a rotation", () => {
     const secrets = new ToolSecrets()
     const body = Buffer.from("{}")
-    expect(secrets.verify("100", signCallback("s1", "100", body), body, 100, 300)).toEqual({ ok: false, reason: "mismatch" })
+    const id = "delivery-0123456789abcdef"
+    const signed = (secret: string, t: string) => ({ timestamp: t, deliveryId: id, signature: signDelivery(secret, t, id, body) })
+    expect(secrets.verify(signed("s1", "100"), body, 100, 300)).toEqual({ ok: false, reason: "mismatch" })
     secrets.rotate("s1", 100, 300)
     secrets.rotate("s2", 100, 300)
-    expect(secrets.verify("100", signCallback("s2", "100", body), body, 100, 300).ok).toBe(true)
-    expect(secrets.verify("100", signCallback("s1", "100", body), body, 399, 300).ok).toBe(true)
-    expect(secrets.verify("399", signCallback("s1", "399", body), body, 401, 300)).toEqual({ ok: false, reason: "mismatch" })
+    expect(secrets.verify(signed("s2", "100"), body, 100, 300).ok).toBe(true)
+    expect(secrets.verify(signed("s1", "100"), body, 399, 300).ok).toBe(true)
+    expect(secrets.verify(signed("s1", "399"), body, 401, 300)).toEqual({ ok: false, reason: "mismatch" })
   })
 })

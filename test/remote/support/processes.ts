@@ -92,10 +92,10 @@ export const hostConfig = (): string =>
   ["roles:", "  helper:", "    provider: openai", "    model: replay-model", '    system_prompt: "Answer briefly."', "default_role: helper", ""].join("\n")
 
 /** Spawns `llm-worker serve` on `port` (0: a free one) and resolves once its ready line is printed. */
-export const spawnHost = async (port: number, env: Record<string, string> = {}): Promise<HostChild> => {
+export const spawnHost = async (port: number, env: Record<string, string> = {}, configText: string = hostConfig()): Promise<HostChild> => {
   const dir = mkdtempSync(join(tmpdir(), "llmw-host-"))
   const config = join(dir, "llm-worker.yaml")
-  writeFileSync(config, hostConfig())
+  writeFileSync(config, configText)
   const child = spawnChild(process.execPath, ["--import", "tsx", "src/cli/main.ts", "serve", "--port", String(port), "--config", config], {
     OPENAI_API_KEY: "sk-test",
     ...env
