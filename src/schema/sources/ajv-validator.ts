@@ -1,5 +1,6 @@
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
+import { boundFormats, FORMAT_MAX_LENGTH } from "./bounded-formats.ts"
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js"
 import type { DataValidationCxt } from "ajv/dist/types/index.js"
 import { canonicalSchemaJson } from "../canonical-json.ts"
@@ -30,12 +31,14 @@ const options = { verbose: true, strict: false, strictNumbers: true, validateFor
  * Every regex ajv compiles from a schema (`pattern`, `patternProperties` keys, and so the keys tested for
  * `additionalProperties` beside them) goes through the given engine instead of `new RegExp`: a value from a model
  * must not be able to make the check backtrack for seconds (`"^(a+)+$"` against 27 × `a` and `!` took 4–7 s).
- * ajv-formats' `format` checks use the formats' own fixed expressions (see docs/security.md).
+ * ajv-formats' `format` checks use the formats' own fixed expressions, each bounded in the length it reads
+ * (`bounded-formats.ts`).
  */
 const makeAjv = (engine: PatternEngine, allErrors: boolean): Ajv2020 => {
   const ajv = new Ajv2020({ ...options, allErrors, code: { regExp: engine } })
   // ajv-formats is CommonJS; its module object also carries the plugin as `.default`, which is what NodeNext types.
   addFormatsModule.default(ajv)
+  boundFormats(ajv)
   return ajv
 }
 
@@ -311,6 +314,13 @@ const messageOf = (e: ErrorObject): string => {
       return `expected at least ${String(p["limit"])} items, got ${String((e.data as ReadonlyArray<unknown>).length)}`
     case "maxItems":
       return `expected at most ${String(p["limit"])} items, got ${String((e.data as ReadonlyArray<unknown>).length)}`
+    case "format": {
+      const format = String(p["format"])
+      const max = Object.hasOwn(FORMAT_MAX_LENGTH, format) ? FORMAT_MAX_LENGTH[format] : undefined
+      return typeof e.data === "string" && max !== undefined && e.data.length > max
+        ? `expected a ${clip(format)} of at most ${max} characters, got ${e.data.length}`
+        : `expected a string of format ${clip(format)}, got ${got}`
+    }
     case "pattern":
       return `expected a string matching ${clip(String(p["pattern"]))}, got ${got}`
     case "anyOf":
