@@ -197,9 +197,10 @@ export class ResponseMeter implements ArgumentTally {
     if (seen > this.limits.maxTotalArgumentBytes) throw this.totalExceeded(seen, detail)
   }
 
-  private totalExceeded(seen: number, detail = ""): LlmLimitExceeded {
-    const calls = this.calls === 1 ? "1 call" : `${this.calls} calls`
-    return limitExceeded("maxTotalArgumentBytes", this.limits.maxTotalArgumentBytes, seen, ` over ${calls}${detail}`)
+  /** `detail` says where held text is; without it, the calls counted so far (a call held back has no block yet). */
+  private totalExceeded(seen: number, detail?: string): LlmLimitExceeded {
+    const where = detail ?? ` over ${this.calls === 1 ? "1 call" : `${this.calls} calls`}`
+    return limitExceeded("maxTotalArgumentBytes", this.limits.maxTotalArgumentBytes, seen, where)
   }
 
   private forget(index: number): void {

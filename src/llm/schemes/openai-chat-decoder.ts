@@ -139,7 +139,7 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
       }
       // Many calls without names each under the per-call bound must not add up past the response's.
       heldBytes += bytes
-      tally.checkHeld(heldBytes, `, held before the calls' names`)
+      tally.checkHeld(heldBytes, " (held before the calls' names)")
       slot.pending += args
     } else out.push({ type: "block_delta", index: open, delta: { kind: "input_json", json: args } })
   }
