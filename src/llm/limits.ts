@@ -16,6 +16,13 @@ export interface ResponseLimits {
   /** UTF-8 bytes of one tool call's argument text. */
   readonly maxArgumentBytes: number
   /**
+   * UTF-8 bytes of the argument text of all tool calls in one response together, counted as it streams (a call
+   * cut short still counts; a call's final value, where the provider states one, replaces what its deltas counted).
+   * Without it, many calls each under `maxArgumentBytes` add up to any size, all of it held and then sent back in
+   * the next request (decision 0094).
+   */
+  readonly maxTotalArgumentBytes: number
+  /**
    * UTF-8 bytes of output kept without being modelled (provider items and citations: hosted tools' calls and
    * results, a fetched page, code output) in one response, counted while it streams as well as when it is whole.
    */
@@ -36,6 +43,8 @@ export const defaultResponseLimits: ResponseLimits = {
   maxTextBytes: 8 * 1024 * 1024,
   maxReasoningBytes: 8 * 1024 * 1024,
   maxArgumentBytes: 8 * 1024 * 1024,
+  // Two calls at the per-call bound, 32 times what the largest model output (128 k tokens) can hold (decision 0094).
+  maxTotalArgumentBytes: 16 * 1024 * 1024,
   maxProviderBytes: 8 * 1024 * 1024,
   maxEventChars: 16 * 1024 * 1024
 }
@@ -44,6 +53,7 @@ const WHAT: Readonly<Record<ResponseLimitName, string>> = {
   maxTextBytes: "answer text",
   maxReasoningBytes: "reasoning",
   maxArgumentBytes: "tool call arguments",
+  maxTotalArgumentBytes: "tool call arguments (all calls together)",
   maxProviderBytes: "provider output (hosted tools, citations)",
   maxEventChars: "one SSE event"
 }
@@ -52,6 +62,7 @@ const UNIT: Readonly<Record<ResponseLimitName, string>> = {
   maxTextBytes: "bytes",
   maxReasoningBytes: "bytes",
   maxArgumentBytes: "bytes",
+  maxTotalArgumentBytes: "bytes",
   maxProviderBytes: "bytes",
   maxEventChars: "characters"
 }
@@ -67,15 +78,40 @@ export const limitExceeded = (limit: ResponseLimitName, max: number, seen: numbe
 
 
 /**
+ * The count of one response's argument text that its decoder consults for what it holds back (argument text
+ * that arrived before its call's name, a call streamed in pieces) before passing it on as events: held and passed
+ * on together stay within `maxTotalArgumentBytes`, so the text held back cannot grow past the bound either.
+ */
+export interface ArgumentTally {
+  /**
+   * Throws `LlmLimitExceeded` (`limit: "maxTotalArgumentBytes"`) when `heldBytes` (all the argument text the
+   * decoder holds back now) and the argument text already passed on exceed the bound; `detail` says where.
+   */
+  checkHeld(heldBytes: number, detail: string): void
+}
+
+/** The tally of a decoder used on its own, with no transport counting what it passed on: held text alone counts. */
+export const heldOnlyTally = (limits: ResponseLimits): ArgumentTally => ({
+  checkHeld(heldBytes, detail) {
+    if (heldBytes > limits.maxTotalArgumentBytes) throw limitExceeded("maxTotalArgumentBytes", limits.maxTotalArgumentBytes, heldBytes, detail)
+  }
+})
+
+/**
  * Counts what one response has streamed so far and throws `LlmLimitExceeded` on the event that would pass a
  * bound, before anyone downstream holds it. Argument bytes are counted per block (one block is one call; block
- * indices are never reused within a response). A block stop with a final value replaces what the block's deltas
- * counted by the final value's size, since that value is what consumers keep (`block_stop.final`).
+ * indices are never reused within a response) and over the whole response. A block stop with a final value
+ * replaces what the block's deltas counted by the final value's size, since that value is what consumers keep
+ * (`block_stop.final`). It is also the decoder's `ArgumentTally`: what the decoder holds back counts with what
+ * this meter has seen.
  */
-export class ResponseMeter {
+export class ResponseMeter implements ArgumentTally {
   private textBytes = 0
   private reasoningBytes = 0
   private providerBytes = 0
+  /** Argument bytes of every call of the response together (`maxTotalArgumentBytes`). */
+  private argumentTotal = 0
+  private calls = 0
   private readonly argumentBytes = new Map<number, number>()
   /** Bytes each open text or thinking block has streamed, to swap for its final value's size at its stop. */
   private readonly blockBytes = new Map<number, number>()
@@ -87,6 +123,7 @@ export class ResponseMeter {
     switch (event.type) {
       case "block_start":
         this.kinds.set(event.index, event.block.kind)
+        if (event.block.kind === "tool_use") this.calls++
         return
       case "block_stop":
         if (event.final !== undefined) this.checkFinal(event.index, event.final)
@@ -114,11 +151,14 @@ export class ResponseMeter {
             throw limitExceeded("maxReasoningBytes", this.limits.maxReasoningBytes, this.reasoningBytes)
           }
         } else {
-          const bytes = (this.argumentBytes.get(event.index) ?? 0) + utf8Length(delta.json)
+          const added = utf8Length(delta.json)
+          const bytes = (this.argumentBytes.get(event.index) ?? 0) + added
           this.argumentBytes.set(event.index, bytes)
           if (bytes > this.limits.maxArgumentBytes) {
             throw limitExceeded("maxArgumentBytes", this.limits.maxArgumentBytes, bytes, ` in block ${event.index}`)
           }
+          this.argumentTotal += added
+          if (this.argumentTotal > this.limits.maxTotalArgumentBytes) throw this.totalExceeded(this.argumentTotal)
         }
         return
       }
@@ -144,10 +184,23 @@ export class ResponseMeter {
         if (bytes > this.limits.maxArgumentBytes) {
           throw limitExceeded("maxArgumentBytes", this.limits.maxArgumentBytes, bytes, ` in block ${index}`)
         }
+        this.argumentTotal += bytes - (this.argumentBytes.get(index) ?? 0)
+        if (this.argumentTotal > this.limits.maxTotalArgumentBytes) throw this.totalExceeded(this.argumentTotal)
         return
       default:
         return
     }
+  }
+
+  checkHeld(heldBytes: number, detail: string): void {
+    const seen = this.argumentTotal + heldBytes
+    if (seen > this.limits.maxTotalArgumentBytes) throw this.totalExceeded(seen, detail)
+  }
+
+  /** `detail` says where held text is; without it, the calls counted so far (a call held back has no block yet). */
+  private totalExceeded(seen: number, detail?: string): LlmLimitExceeded {
+    const where = detail ?? ` over ${this.calls === 1 ? "1 call" : `${this.calls} calls`}`
+    return limitExceeded("maxTotalArgumentBytes", this.limits.maxTotalArgumentBytes, seen, where)
   }
 
   private forget(index: number): void {

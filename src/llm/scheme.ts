@@ -1,5 +1,5 @@
 import type { Event } from "./event.ts"
-import type { ResponseLimits } from "./limits.ts"
+import type { ArgumentTally, ResponseLimits } from "./limits.ts"
 import type { LintTarget } from "../schema/lint.ts"
 import type { Request } from "./request.ts"
 
@@ -46,6 +46,11 @@ export interface DecoderOptions {
    * call's name, a signature streamed in pieces); it throws `LlmLimitExceeded` past them.
    */
   readonly limits?: ResponseLimits
+  /**
+   * The transport's count of the response's argument text, which what the decoder holds back is checked with
+   * (`maxTotalArgumentBytes`). Absent (a decoder used on its own): what it holds back is checked alone.
+   */
+  readonly argumentTally?: ArgumentTally
 }
 
 /**

@@ -107,8 +107,14 @@ const write = (response: ServerResponse, bytes: Uint8Array): Promise<void> =>
 const eventEnds = (text: string): ReadonlyArray<number> => {
   const ends: Array<number> = []
   const terminator = /\r\n\r\n|\n\n|\r\r/g
+  // Counted from the previous end, not from the start: a transcript of thousands of events stays linear.
+  let chars = 0
+  let bytes = 0
   for (let match = terminator.exec(text); match !== null; match = terminator.exec(text)) {
-    ends.push(Buffer.byteLength(text.slice(0, match.index + match[0].length)))
+    const end = match.index + match[0].length
+    bytes += Buffer.byteLength(text.slice(chars, end))
+    chars = end
+    ends.push(bytes)
   }
   return ends
 }

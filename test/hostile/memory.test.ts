@@ -12,11 +12,15 @@
  * | failed run's 8 MiB partial, error dropped → < 3 MiB       | (regression) nothing keeps a failed run's error or partial     |
  * | 500 k anthropic pings before content → < 8 MiB held       | Unbounded: "Keep-alive events … are not buffered"              |
  * | 48 MiB tool result → < 8 MiB kept, output capped          | Unbounded: "Tool output sent to the model … Cap output"        |
+ * | 32 tool calls × 4 MiB in one Chat response → peak < 96 MiB | ISSUE20: "One response can take a gigabyte" (+512-634 MiB)     |
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type HostileProvider, answer, rawSse, startHostileProvider } from "./support/hostile-provider.ts"
 import { type ProbeResult, runProbes } from "./support/run-probe.ts"
 import { PING, answerFrames } from "./support/wire.ts"
+import { type ReplayProvider, startReplayProvider } from "../../src/testing/index.ts"
+import { loadTranscript } from "../support/sse-fixtures.ts"
+import { scaledToolCalls } from "../support/scaled-tool-calls.ts"
 
 const MiB = 1024 * 1024
 const PINGS = 500_000
@@ -37,6 +41,7 @@ function* pingFlood(): Generator<string> {
 const servers: Array<HostileProvider> = []
 let probe: ProbeResult
 let toolServer: HostileProvider
+let manyCalls: ReplayProvider
 
 // One child runs every scenario: loading the package through tsx is the slow part on a loaded machine.
 beforeAll(async () => {
@@ -52,7 +57,17 @@ beforeAll(async () => {
     answer("openai-chat", { text: ["ok"] })
   ])
   servers.push(events, failed, pings, toolServer)
+  // The issue's figure on the genuine Chat shape: 32 calls × 4 MiB, each under the 8 MiB per-call bound.
+  manyCalls = await startReplayProvider({
+    scheme: "openai-chat",
+    script: [
+      { kind: "stream", transcript: scaledToolCalls("openai-chat", Array(32).fill(4 * MiB)) },
+      { kind: "stream", transcript: loadTranscript("openai-chat", "text") }
+    ]
+  })
   probe = await runProbes([
+    // First: the other scenarios' buffers must not be what this one's peak is read against.
+    { scenario: "many-large-calls", scheme: "openai-chat", baseUrl: manyCalls.baseUrl, size: 0 },
     { scenario: "unread-events", scheme: "anthropic", baseUrl: events.baseUrl, size: 0 },
     { scenario: "failed-run-partial", scheme: "anthropic", baseUrl: failed.baseUrl, size: 0 },
     { scenario: "keep-alives", scheme: "anthropic", baseUrl: pings.baseUrl, size: 0 },
@@ -61,7 +76,7 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()))
+  await Promise.all([...servers.splice(0).map((server) => server.close()), manyCalls?.close()])
 })
 
 const measurement = <T>(scenario: string): T => {
@@ -100,5 +115,16 @@ describe("memory: hostile volumes stay bounded", () => {
     expect(m.outputLength ?? Infinity).toBeLessThan(1 * MiB)
     // What the model is sent next is capped too.
     expect(toolServer.requests[1]?.body.length ?? Infinity).toBeLessThan(2 * MiB)
+  })
+
+  it("32 tool calls × 4 MiB in one Chat response (128 MiB, each call under the per-call bound) fail on maxTotalArgumentBytes: the heap peaks < 96 MiB above the start and the next request carries none of it", () => {
+    const m = measurement<{ growth: number; peakGrowth: number; runOutcome: string; secondOutcome: string }>("many-large-calls")
+    expect(m.runOutcome, JSON.stringify(m)).toMatch(/^rejected ClientFailed: .*maxTotalArgumentBytes = 16777216/)
+    expect(m.peakGrowth / MiB, `MiB of heap at the peak of the run (${JSON.stringify(m)})`).toBeLessThan(96)
+    expect(m.growth / MiB, `MiB kept after the run (${JSON.stringify(m)})`).toBeLessThan(8)
+    expect(m.secondOutcome).toBe("finished")
+    // The request after the failed one: the history it carries holds nothing of the 128 MiB.
+    expect(manyCalls.requests).toHaveLength(2)
+    expect((manyCalls.requests[1]?.body.length ?? Infinity) / MiB).toBeLessThan(1)
   })
 })

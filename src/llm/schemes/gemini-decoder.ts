@@ -1,6 +1,6 @@
 import type { Event, StopReason, Usage } from "../event.ts"
 import { parsedJsonText } from "../json-text.ts"
-import { defaultResponseLimits } from "../limits.ts"
+import { defaultResponseLimits, heldOnlyTally } from "../limits.ts"
 import { LlmProtocolError } from "../llm-error.ts"
 import { randomUuid } from "../random-uuid.ts"
 import { startedEvent } from "../response-meta.ts"
@@ -148,6 +148,8 @@ interface StreamedCall {
   /** The id Gemini sent with the call's name, if any; a continuation naming another id is not this call's. */
   readonly wireId: string | undefined
   readonly args: GeminiPartialArgs
+  /** Where its held text is, for `maxTotalArgumentBytes`'s message. */
+  readonly where: string
 }
 
 /**
@@ -164,7 +166,9 @@ interface StreamedCall {
  */
 export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transport: DecoderOptions = {}): StreamDecoder => {
   const newCallId = options.newCallId ?? randomCallId
-  const maxArgumentBytes = (transport.limits ?? defaultResponseLimits).maxArgumentBytes
+  const limits = transport.limits ?? defaultResponseLimits
+  const maxArgumentBytes = limits.maxArgumentBytes
+  const tally = transport.argumentTally ?? heldOnlyTally(limits)
   // A repeated id is renamed behind the generated-id prefix: an id Gemini did not issue must never be sent back.
   const ids = new ResponseCallIds(newCallId, { prefix: GENERATED_CALL_ID_PREFIX })
   let current: OpenBlock | undefined
@@ -231,9 +235,14 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
   /** Applies a streamed call's `partialArgs`; a part without `willContinue` ends the call. */
   const continueStreamed = (open: StreamedCall, call: NonNullable<GeminiPart["functionCall"]>): Array<Event> => {
     const pieces = call.partialArgs
+    // The call's arguments are held until its last part: with the calls before it, within the response's bound.
+    tally.checkHeld(open.args.heldBytes, open.where)
     if (pieces !== undefined) {
       if (!Array.isArray(pieces)) throw new LlmProtocolError({ message: "Gemini stream: functionCall partialArgs is not a list" })
-      for (const piece of pieces) open.args.apply(piece)
+      for (const piece of pieces) {
+        open.args.apply(piece)
+        tally.checkHeld(open.args.heldBytes, open.where)
+      }
     }
     if (call.willContinue === true) return []
     streamed = undefined
@@ -269,7 +278,12 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
       }
     })
     if (call.willContinue === true || call.partialArgs !== undefined) {
-      const open: StreamedCall = { index, wireId: call.id, args: new GeminiPartialArgs(id, maxArgumentBytes, call.args) }
+      const open: StreamedCall = {
+        index,
+        wireId: call.id,
+        args: new GeminiPartialArgs(id, maxArgumentBytes, call.args),
+        where: ` (call ${quote(id)}, streamed arguments)`
+      }
       streamed = open
       return [...events, ...continueStreamed(open, call)]
     }

@@ -111,6 +111,11 @@ export class GeminiPartialArgs {
     }
   }
 
+  /** UTF-8 bytes of argument text held so far (about what `text()` comes to). */
+  get heldBytes(): number {
+    return this.held
+  }
+
   private count(text: string): void {
     this.held += utf8Length(text)
     if (this.held > this.maxBytes) {

@@ -1,9 +1,9 @@
 import type { Event, StopReason } from "../event.ts"
 import type { StreamDecoder } from "../scheme.ts"
 import type { ToolNameMap } from "../../schema/tool-names.ts"
-import { defaultResponseLimits, limitExceeded } from "../limits.ts"
+import { defaultResponseLimits, heldOnlyTally, limitExceeded } from "../limits.ts"
 import { utf8Length } from "../../tool/output-limit.ts"
-import type { ResponseLimits } from "../limits.ts"
+import type { ArgumentTally, ResponseLimits } from "../limits.ts"
 import { clip, quote } from "../../schema/quote.ts"
 import { parsedJsonText } from "../json-text.ts"
 import { startedEvent } from "../response-meta.ts"
@@ -50,8 +50,10 @@ export interface ChatDecoderOptions {
    * default, so generated ids never collide with those of earlier turns in the same history.
    */
   readonly generatedIdPrefix?: string
-  /** Bounds argument text held before its call's name arrives (`maxArgumentBytes`). */
+  /** Bounds argument text held before its call's name arrives (`maxArgumentBytes`, `maxTotalArgumentBytes`). */
   readonly limits?: ResponseLimits
+  /** The transport's count of what the response passed on, which held text is checked with (`DecoderOptions`). */
+  readonly argumentTally?: ArgumentTally
 }
 
 /**
@@ -68,7 +70,11 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
   const idPrefix = options.generatedIdPrefix ?? `call_${crypto.randomUUID().slice(0, 8)}_`
   let generated = 0
   const ids = new ResponseCallIds(() => `${idPrefix}${generated++}`)
-  const maxArgumentBytes = (options.limits ?? defaultResponseLimits).maxArgumentBytes
+  const limits = options.limits ?? defaultResponseLimits
+  const maxArgumentBytes = limits.maxArgumentBytes
+  const tally = options.argumentTally ?? heldOnlyTally(limits)
+  /** Argument text held back by all calls whose names have not arrived yet. */
+  let heldBytes = 0
   let started = false
   let sawToolCall = false
   let stopReason: StopReason | undefined
@@ -98,6 +104,8 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     const index = blocks.start(slot.key, { kind: "tool_use", id: slot.id, name }, out)
     if (slot.pending !== "") out.push({ type: "block_delta", index, delta: { kind: "input_json", json: slot.pending } })
     slot.pending = ""
+    heldBytes -= slot.pendingBytes
+    slot.pendingBytes = 0
   }
 
   const toolDelta = (call: JsonRecord, position: number, out: Array<Event>) => {
@@ -124,10 +132,14 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     const open = blocks.indexOf(slot.key)
     if (open === undefined) {
       // Only a server that sends arguments before the name gets here; what it holds back is still one call's.
-      slot.pendingBytes += utf8Length(args)
+      const bytes = utf8Length(args)
+      slot.pendingBytes += bytes
       if (slot.pendingBytes > maxArgumentBytes) {
         throw limitExceeded("maxArgumentBytes", maxArgumentBytes, slot.pendingBytes, ` (call ${quote(slot.id)}, before its name)`)
       }
+      // Many calls without names each under the per-call bound must not add up past the response's.
+      heldBytes += bytes
+      tally.checkHeld(heldBytes, " (held before the calls' names)")
       slot.pending += args
     } else out.push({ type: "block_delta", index: open, delta: { kind: "input_json", json: args } })
   }

@@ -352,7 +352,10 @@ const chatScheme = (options: OpenAiChatOptions, history: History, envelopes?: En
     decoder: (request, decoderOptions) =>
       makeOpenAiChatDecoder(
         request === undefined ? undefined : toolNames(request.tools, "openai-chat"),
-        decoderOptions?.limits === undefined ? {} : { limits: decoderOptions.limits }
+        {
+          ...(decoderOptions?.limits === undefined ? {} : { limits: decoderOptions.limits }),
+          ...(decoderOptions?.argumentTally === undefined ? {} : { argumentTally: decoderOptions.argumentTally })
+        }
       ),
     encodeRequest(request) {
       const names = toolNames(request.tools, "openai-chat")

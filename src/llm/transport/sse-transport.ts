@@ -292,8 +292,8 @@ async function* runAttempt(
     attempt.watch(reader)
     const text = createUtf8Reads()
     const sse = createSseParser(limits.maxEventChars)
-    const decoder = call.decoder({ limits })
     const meter = new ResponseMeter(limits)
+    const decoder = call.decoder({ limits, argumentTally: meter })
     let held: Array<Event> = []
     let terminal = false
     let providerError: { readonly code: string; readonly message: string } | undefined

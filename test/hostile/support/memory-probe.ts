@@ -179,7 +179,32 @@ const failedRunPartial = async (): Promise<Measurement> => {
   return { growth: after - before, partialReasoning, runOutcome }
 }
 
+/**
+ * One response with many large tool calls (issue 20: 32 × 4 MiB on Chat), default bounds, a `store` tool. The
+ * heap is sampled at every worker event (no gc: what is allocated then, garbage included, is what the process
+ * must hold), and read again after the run with the history alive. Then a second run, whose request the parent
+ * reads on its replay provider: it must not carry the first response's arguments.
+ */
+const manyLargeCalls = async (): Promise<Measurement> => {
+  const worker = Worker.create({ client: client() })
+  worker.registerTool(handTool("store", ANY_OBJECT, async () => "stored"))
+  const before = live()
+  let peak = before
+  let events = 0
+  worker.subscribe({
+    onEvent: () => {
+      if (++events % 16 === 0) peak = Math.max(peak, process.memoryUsage().heapUsed + process.memoryUsage().external)
+    }
+  })
+  const runOutcome = await settle(() => worker.run("store it all"))
+  const after = live()
+  const secondOutcome = await settle(() => worker.run("never mind"))
+  void worker.history().length
+  return { growth: after - before, peakGrowth: Math.max(peak, after) - before, runOutcome, secondOutcome }
+}
+
 const SCENARIOS: Readonly<Record<string, () => Promise<Measurement>>> = {
+  "many-large-calls": manyLargeCalls,
   "unread-events": unreadEvents,
   "failed-run-partial": failedRunPartial,
   "keep-alives": keepAlives,
