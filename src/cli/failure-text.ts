@@ -1,5 +1,5 @@
 import type { WorkerError } from "../worker/worker-error.ts"
-import { redactUrls } from "./redact-url.ts"
+import { redactUrls } from "../redact/redact-url.ts"
 
 /** Error text stays on one line; a provider's full body belongs in logs, not in the chat. */
 const MAX_DETAIL = 300

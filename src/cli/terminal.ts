@@ -1,4 +1,4 @@
-import { redactUrls } from "./redact-url.ts"
+import { redactUrls } from "../redact/redact-url.ts"
 import { safeForTerminal, safeLine } from "./terminal-text.ts"
 
 export interface Output {

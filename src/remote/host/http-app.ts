@@ -12,6 +12,7 @@ import type { RunResult } from "../../worker/worker.ts"
 import { ACCESS_KEY_HEADER, INSTANCE_HEADER, REGISTRANT_TOKEN_HEADER } from "../wire.ts"
 import { createPluginLlmHandler } from "../../plugin-llm/http-handler.ts"
 import type { PluginRuntime } from "../../plugin-llm/plugin-runtime.ts"
+import type { SecretRedactor } from "../../redact/secrets.ts"
 import { ChatBody, ClearBody, CommandBody, CompleteBody, CompleteStructuredBody, RegisterBody, UnregisterBody } from "./api-schemas.ts"
 import { issuePath } from "./config.ts"
 import { isLoopbackAddress } from "./loopback.ts"
@@ -29,6 +30,8 @@ export interface HttpAppOptions {
   readonly log: (line: string) => void
   /** The plugin-LLM lane: in-process plugins' commands, and `ctx.llm` over HTTP for remote plugins. */
   readonly plugins: PluginRuntime
+  /** The host's credentials: no answer (JSON, SSE event or page) carries one, whatever produced its text. */
+  readonly redactor: SecretRedactor
 }
 
 type Env = { Bindings: HttpBindings }
@@ -81,8 +84,12 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
   const accessKeyHash = options.accessKey === undefined ? undefined : sha(options.accessKey)
   const app = new Hono<Env>()
 
-  const reply = (c: Context<Env>, outcome: Outcome): Response =>
-    c.json({ ...outcome.body, instance_id: instance }, outcome.status as 200)
+  // The HTTP boundary: every answer's text passes the redactor here, once. Only known secrets are replaced (by
+  // value, in every spelling): a model's answer quoting some URL is not the host's to rewrite.
+  const { redactor } = options
+  const sendJson = (c: Context<Env>, body: unknown, status: number): Response =>
+    c.body(redactor.redactSecrets(JSON.stringify(body)), status as 200, { "content-type": "application/json" })
+  const reply = (c: Context<Env>, outcome: Outcome): Response => sendJson(c, { ...outcome.body, instance_id: instance }, outcome.status)
   const fail = (c: Context<Env>, status: number, error: string, extra: Readonly<Record<string, unknown>> = {}): Response =>
     reply(c, { status, body: { ok: false, error, ...extra } })
   const invalid = (c: Context<Env>, issues: ReadonlyArray<Issue>): Response =>
@@ -223,26 +230,28 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
         stream.onAbort(() => controller.abort())
         const signal = AbortSignal.any([controller.signal, c.req.raw.signal])
         const writes: Array<Promise<void>> = []
+        // The stream's side of the HTTP boundary: each event's text is redacted like every JSON answer.
+        const send = (event: string, data: string): Promise<void> => stream.writeSSE({ event, data: redactor.redactSecrets(data) })
         const forward: Subscriber = {
           onEvent: (event) => {
             if (event.type === "tool_result") outcomes.push(event.outcome)
-            writes.push(stream.writeSSE({ event: event.type, data: eventJson(event) }))
+            writes.push(send(event.type, eventJson(event)))
           }
         }
         try {
           const result = await role.chat(body.value.message, { signal, subscriber: forward })
           await Promise.all(writes)
-          await stream.writeSSE({ event: "result", data: JSON.stringify(answer(result)) })
+          await send("result", JSON.stringify(answer(result)))
         } catch (thrown) {
           await Promise.all(writes).catch(() => undefined)
           const { status, body: errorBody } = failure(thrown)
-          await stream.writeSSE({ event: "failure", data: JSON.stringify({ ...errorBody, status, instance_id: instance }) })
+          await send("failure", JSON.stringify({ ...errorBody, status, instance_id: instance }))
         }
       })
     }
     try {
       const result = await role.chat(body.value.message, { signal: c.req.raw.signal, subscriber: collect })
-      return c.json(answer(result), 200)
+      return sendJson(c, answer(result), 200)
     } catch (thrown) {
       const { status, body: errorBody } = failure(thrown)
       return reply(c, { status, body: errorBody })
@@ -292,7 +301,7 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
 
   app.get("/", (c) => {
     c.header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-    return c.html(renderStatusPage(state, options.plugins))
+    return c.html(redactor.redactSecrets(renderStatusPage(state, options.plugins)))
   })
 
   const document = openApiDocument(options.version)
