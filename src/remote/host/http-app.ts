@@ -3,7 +3,7 @@ import type { HttpBindings } from "@hono/node-server"
 import { type Context, Hono } from "hono"
 import { streamSSE } from "hono/streaming"
 import type { z } from "zod"
-import { DEFAULT_MAX_JSON_DEPTH, jsonTextDepth } from "../../schema/json-depth.ts"
+import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
 import { describeThrown } from "../../tool/describe-thrown.ts"
 import type { Subscriber, WorkerEvent } from "../../worker/subscriber.ts"
 import type { ToolOutcome } from "../../worker/tool-outcome.ts"
@@ -24,6 +24,8 @@ import type { Issue, Outcome, ToolHostState } from "./tool-host-state.ts"
 export interface HttpAppOptions {
   readonly state: ToolHostState
   readonly maxBodyBytes: number
+  /** Deepest nesting of a request body's JSON, counted on the text before parsing. */
+  readonly maxJsonDepth: number
   /** When set, every request must carry it in `x-llm-worker-access-key`. */
   readonly accessKey: string | undefined
   readonly version: string
@@ -122,8 +124,8 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
       return { ok: false, response: invalid(c, [{ path: "", message: "body is not valid UTF-8" }]) }
     }
     if (text.trim() === "") return { ok: false, response: invalid(c, [{ path: "", message: "body is empty; send a JSON object" }]) }
-    if (jsonTextDepth(text, DEFAULT_MAX_JSON_DEPTH) > DEFAULT_MAX_JSON_DEPTH) {
-      return { ok: false, response: invalid(c, [{ path: "", message: `body nested deeper than ${DEFAULT_MAX_JSON_DEPTH} levels` }]) }
+    if (jsonTextDepth(text, options.maxJsonDepth) > options.maxJsonDepth) {
+      return { ok: false, response: invalid(c, [{ path: "", message: tooDeepMessage("body", options.maxJsonDepth) }]) }
     }
     let value: unknown
     try {
@@ -269,7 +271,7 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
   // The plugin-LLM lane, behind the same gates as everything above (loopback socket, Host, Origin, access key,
   // body size and depth). Remote plugins authenticate with the registrant token the host issued to their source:
   // that source is the plugin id the trust gate, budgets and audit see.
-  const lane = createPluginLlmHandler({ runtime: options.plugins, pluginForToken: (t) => state.sourceOfToken(t) })
+  const lane = createPluginLlmHandler({ runtime: options.plugins, pluginForToken: (t) => state.sourceOfToken(t), maxBodyDepth: options.maxJsonDepth })
   const toLane = async (c: Context<Env>, body: unknown, presented?: string): Promise<Response> => {
     const answer = await lane.handle({
       method: c.req.method,

@@ -195,7 +195,7 @@ export const startToolHost = async (options: ToolHostOptions = {}): Promise<Tool
   const baseDir = options.pluginBaseDir ?? (options.configPath === undefined ? process.cwd() : dirname(resolve(options.configPath)))
   const runtime = await startPlugins(config, env, state, baseDir, source, options.pluginAudit ?? ((record) => log(`llm-worker plugin-llm audit ${JSON.stringify(record)}`)), redactor)
   const host = options.host ?? config.server.host
-  const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, accessKey, version: packageVersion(), log, plugins: runtime, redactor }, host)
+  const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, maxJsonDepth: config.server.max_json_depth, accessKey, version: packageVersion(), log, plugins: runtime, redactor }, host)
   const server = createAdaptorServer({ fetch: app.fetch }) as Server
   // Slow or idle clients cannot hold sockets forever: the whole request (headers and body) must arrive within
   // 30 s; the answer may take as long as the turn does.
