@@ -1,5 +1,5 @@
 import type { WorkerError } from "../worker/worker-error.ts"
-import { redactUrls } from "./redact-url.ts"
+import { redactForDisplay } from "./process-secrets.ts"
 
 /** Error text stays on one line; a provider's full body belongs in logs, not in the chat. */
 const MAX_DETAIL = 300
@@ -25,7 +25,7 @@ const providerMessage = (body: string): string | undefined => {
  * by. Control characters are left for the terminal to escape; only whitespace runs are folded here.
  */
 const oneLine = (text: string): string => {
-  const flat = redactUrls(text).replace(/\s+/g, " ").trim()
+  const flat = redactForDisplay(text).replace(/\s+/g, " ").trim()
   return flat.length <= MAX_DETAIL ? flat : `${flat.slice(0, MAX_DETAIL)}…`
 }
 

@@ -5,7 +5,7 @@ import type { Provider } from "../llm/providers/provider.ts"
 import { providerNames, providers } from "../llm/providers/registry.ts"
 import type { ConnectionFlags } from "./args.ts"
 import { configError } from "./cli-error.ts"
-import { redactUrl } from "./redact-url.ts"
+import { redactUrl } from "../redact/redact-url.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
 

@@ -1,11 +1,14 @@
 import type { Subscriber } from "../worker/subscriber.ts"
+import { clip as clipTo } from "../schema/quote.ts"
 import type { Terminal, Tone } from "./terminal.ts"
 
-/** Tool results can be whole files; the transcript shows their start, the model still gets all of it. */
+/**
+ * Tool results can be whole files and arguments megabytes; the transcript shows their start, the model and the
+ * tool still get all of it.
+ */
 const MAX_SHOWN_RESULT = 600
 
-const clip = (text: string): string =>
-  text.length <= MAX_SHOWN_RESULT ? text : `${text.slice(0, MAX_SHOWN_RESULT)}… (${text.length - MAX_SHOWN_RESULT} more characters)`
+const clip = (text: string): string => clipTo(text, MAX_SHOWN_RESULT)
 
 /**
  * Renders a worker's events as a terminal transcript: answer text as it streams, thinking dimmed, and each tool
@@ -25,7 +28,7 @@ export class TranscriptRenderer {
     },
     onBlockStop: () => this.newline(),
     // `line` keeps each on one line: names, arguments and results all come from the model or a tool.
-    onToolCallCompleted: ({ call }) => this.line(`→ ${call.name} ${call.arguments === "" ? "{}" : call.arguments}`, "tool"),
+    onToolCallCompleted: ({ call }) => this.line(`→ ${call.name} ${call.arguments === "" ? "{}" : clip(call.arguments)}`, "tool"),
     onToolResult: ({ outcome }) => this.line(`← ${outcome.name} ${outcome.status}: ${clip(outcome.output)}`, outcome.isError ? "error" : "dim"),
     onWarning: ({ message }) => this.line(`! ${message}`, "warn")
   }

@@ -1,4 +1,4 @@
-import { redactUrls } from "./redact-url.ts"
+import { redactForDisplay } from "./process-secrets.ts"
 import { safeForTerminal, safeLine } from "./terminal-text.ts"
 
 export interface Output {
@@ -36,18 +36,19 @@ export class Terminal {
   }
 
   /**
-   * A complete text (a status line, an error, a tool call and its result): as `write`, and every URL in it has its
-   * credentials hidden first. Streamed fragments cannot be redacted reliably (a URL may be split across them), so
-   * only whole texts are; credentials the CLI holds never enter the model's stream.
+   * A complete text (a status line, an error, a tool call and its result): as `write`, with every credential of
+   * the environment (`OPENAI_API_KEY`…, in any spelling) and every URL's credentials hidden first. Streamed
+   * fragments cannot be redacted reliably (a secret may be split across them), so only whole texts are;
+   * credentials the CLI holds never enter the model's stream.
    */
   message(text: string, tone: Tone = "plain"): void {
-    this.write(redactUrls(text), tone)
+    this.write(redactForDisplay(text), tone)
   }
 
   /** A complete text kept on one line (newlines in it shown as `\n`), then a newline. Redacted as by `message`. */
   line(text: string, tone: Tone = "plain"): void {
     // Redacted before newlines become `\n`, so that a URL ends where its line really ended.
-    this.write(safeLine(redactUrls(text)), tone)
+    this.write(safeLine(redactForDisplay(text)), tone)
     this.write("\n")
   }
 }

@@ -1,4 +1,5 @@
 import { REGISTRANT_TOKEN_HEADER } from "../remote/wire.ts"
+import { DEFAULT_MAX_JSON_DEPTH, measureValue, tooDeepMessage } from "../schema/json-depth.ts"
 import { isPluginLlmError, type PluginLlmError } from "./errors.ts"
 import type { AuditRecord, PluginLlmUsage } from "./audit.ts"
 import type { PluginRuntime } from "./plugin-runtime.ts"
@@ -29,6 +30,11 @@ export interface PluginLlmHandlerOptions {
   readonly runtime: PluginRuntime
   /** The plugin id (its source) a registrant token stands for, or undefined for an unknown token. */
   readonly pluginForToken: (token: string) => string | undefined
+  /**
+   * Deepest nesting of a request body (default 64): a deeper one is a 422 before anything walks it. A server that
+   * parses the body counts it on the text before parsing too (the host does); this holds for any other server.
+   */
+  readonly maxBodyDepth?: number
 }
 
 export { REGISTRANT_TOKEN_HEADER }
@@ -129,8 +135,12 @@ export const createPluginLlmHandler = (options: PluginLlmHandlerOptions): Plugin
     (method === "POST" && (path === "/api/llm/complete" || path === "/api/llm/complete-structured" || path.startsWith("/api/commands/"))) ||
     (method === "GET" && path === "/api/commands")
 
+  const maxBodyDepth = options.maxBodyDepth ?? DEFAULT_MAX_JSON_DEPTH
   const handle = async (request: HandlerRequest): Promise<HandlerResponse> => {
     const { method, path } = request
+    if (measureValue(request.body, maxBodyDepth).depth > maxBodyDepth) {
+      return fail(422, tooDeepMessage("the body", maxBodyDepth), { issues: [{ path: "", message: tooDeepMessage("the body", maxBodyDepth) }] })
+    }
     if (method === "GET" && path === "/api/commands") {
       return { status: 200, body: { ok: true, commands: runtime.commands.list().map((c) => ({ name: c.name, plugin: c.pluginId, description: c.description, args_hint: c.argsHint })) } }
     }

@@ -55,4 +55,5 @@ export type { LoadedPlugin, PluginRuntime, PluginRuntimeOptions } from "./plugin
 export { createPluginLlmHandler, parseSlashCommand, REGISTRANT_TOKEN_HEADER } from "./http-handler.ts"
 export type { HandlerRequest, HandlerResponse, PluginLlmHandler, PluginLlmHandlerOptions } from "./http-handler.ts"
 export { createRemotePluginLlm } from "./remote-client.ts"
+export { MIN_SECRET_CHARS, REDACTED, SecretRedactor } from "../redact/secrets.ts"
 export type { RemotePluginLlmOptions } from "./remote-client.ts"

@@ -9,9 +9,12 @@ import { sumUsage } from "../llm/usage.ts"
 import { complete as completeText, completePlanned, type ObjectCompletion } from "../llm/completion/complete.ts"
 import { type OutputPlan, outputCodec, planOutput } from "../llm/completion/output-plan.ts"
 import type { ArgumentIssue } from "../schema/argument-codec.ts"
+import { quote } from "../schema/quote.ts"
 import { type ArgumentCodecOptions, type ArgumentSchema, formatIssues, type InferArguments } from "../schema/codec.ts"
+import { SecretRedactor } from "../redact/secrets.ts"
 import { type AuditRecord, type AuditSink, cleanPurpose, type PluginLlmUsage, stderrAudit } from "./audit.ts"
 import { CallLimits } from "./call-limits.ts"
+import { clientSecrets, environmentSecrets } from "./credentials.ts"
 import { closedGrants, decodePluginLlmConfig, isDecodedConfig, type PluginLlmConfig } from "./config.ts"
 import {
   type FallbackHop,
@@ -176,6 +179,12 @@ export interface PluginLlmOptions {
   readonly audit?: AuditSink | false
   /** Clients by route, built on first use; tests pass one to count or script them. */
   readonly createClient?: (options: LlmClientOptions) => LlmClient
+  /**
+   * Where the credentials to keep out of errors and audit records are collected (default: a new one). Every key
+   * this lane is configured with (clients, `env`, key files as they are read) is added to it; a host passes its
+   * own, which also knows the host's access key and tokens, and hides them on its other boundaries too.
+   */
+  readonly redactor?: SecretRedactor
 }
 
 /** How one plugin's lane reads what the plugin sends. */
@@ -211,8 +220,12 @@ const providerLabel = (options: LlmClientOptions): string => (typeof options.pro
 
 const neutralUsage = (usage: Usage): PluginLlmUsage => ({ ...usage })
 
-/** Why a route failed, as a hop: 429 / 5xx / connection / provider-stream error / no credential; else undefined. */
-const hopOf = (route: Route, thrown: unknown): FallbackHop | undefined => {
+/**
+ * Why a route failed, as a hop: 429 / 5xx / connection / provider-stream error / no credential; else undefined.
+ * The only provider data a hop carries is a stream error's code, redacted before it is cut (a cut key would no
+ * longer be recognised).
+ */
+const hopOf = (route: Route, thrown: unknown, redactor: SecretRedactor): FallbackHop | undefined => {
   const at = { provider: route.provider, model: route.model }
   if (!isLlmError(thrown)) return undefined
   switch (thrown._tag) {
@@ -224,7 +237,7 @@ const hopOf = (route: Route, thrown: unknown): FallbackHop | undefined => {
     case "LlmTimeout":
       return { ...at, reason: "timeout", message: `no ${thrown.phase === "headers" ? "response" : "data"} within ${thrown.afterMs} ms` }
     case "LlmProviderError":
-      return { ...at, reason: "provider_error", message: `provider error ${JSON.stringify(thrown.code).slice(0, 60)}` }
+      return { ...at, reason: "provider_error", message: `provider error ${quote(redactor.redact(String(thrown.code)), 40)}` }
     case "LlmConfigError":
       return { ...at, reason: "config", message: "no usable credential or endpoint for this route" }
     default:
@@ -238,6 +251,21 @@ const describeRefusal = (route: Route, thrown: unknown): string => {
     return `${route.provider}/${route.model} failed: ${thrown._tag}`
   }
   return `${route.provider}/${route.model} failed unexpectedly`
+}
+
+/**
+ * The error boundary: every error a call fails with leaves through here, rebuilt (message, stack and fields) when
+ * any of its text held a credential, so a plugin never sees one whichever field carried it.
+ */
+const scrubbed = (error: PluginLlmError, redactor: SecretRedactor): PluginLlmError => {
+  const fields: Record<string, unknown> = { ...error, message: error.message }
+  delete fields["_tag"]
+  const clean: Record<string, unknown> = {}
+  // A cause is kept as it is: it never leaves in a message or over HTTP (only its own class's fields do).
+  for (const [key, value] of Object.entries(fields)) clean[key] = key === "cause" ? value : redactor.redactValue(value)
+  if (JSON.stringify(clean) === JSON.stringify(fields)) return error
+  const Rebuilt = error.constructor as new (fields: Record<string, unknown>) => PluginLlmError
+  return new Rebuilt(clean)
 }
 
 /** One day: longer is a mistake, and past 2^31 ms `setTimeout` would fire at once. */
@@ -273,6 +301,9 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
   const env = options.env ?? process.env
   const sink = options.audit === false ? undefined : (options.audit ?? stderrAudit)
   const makeClient = options.createClient ?? createLlmClient
+  const redactor = options.redactor ?? new SecretRedactor()
+  const namedKeyVariables = [...Object.values(config.llm.providers), ...Object.values(config.llm.profiles)].flatMap((entry) => (entry.apiKeyEnv === undefined ? [] : [entry.apiKeyEnv]))
+  redactor.add(...environmentSecrets(env, namedKeyVariables), ...[...agents.values()].flatMap(clientSecrets))
   const context: RouteContext = {
     config, tasks, activeAgent, agents, env,
     configDir: options.configDir ?? process.cwd(),
@@ -298,6 +329,8 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
     const key = JSON.stringify([route.agentId, route.provider, route.model, route.profile ?? ""])
     let client = clients.get(key)
     if (client === undefined) {
+      // A route's key may come from a file read just now, or a profile: known before anything is sent with it.
+      redactor.add(...clientSecrets(route.client))
       client = makeClient(route.client)
       clients.set(key, client)
     }
@@ -408,12 +441,14 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
         ...(repaired === undefined ? {} : { repaired }),
         outcome
       }
+      // The audit boundary: whatever a field holds (a plugin's purpose, a provider's code), no credential is written.
+      const clean = redactor.redactValue(entry)
       try {
-        sink?.(entry)
+        sink?.(clean)
       } catch {
         // A failing log must not fail the call.
       }
-      return entry
+      return clean
     }
 
     const controller = new AbortController()
@@ -466,7 +501,7 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
         } catch (thrown) {
           if (controller.signal.aborted) throw controller.signal.reason
           if (isPluginLlmError(thrown)) throw thrown
-          const hop = hopOf(candidate, thrown)
+          const hop = hopOf(candidate, thrown, redactor)
           if (hop === undefined) {
             hops.push({ provider: candidate.provider, model: candidate.model, reason: "refused", message: describeRefusal(candidate, thrown) })
             throw new PluginLlmProviderUnavailable({ hops, message: describeRefusal(candidate, thrown) })
@@ -502,7 +537,7 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
         ? thrown
         : new PluginLlmProviderUnavailable({ hops, message: `internal error: ${thrown instanceof Error ? thrown.name : typeof thrown}` })
       record(error._tag, {})
-      throw error
+      throw scrubbed(error, redactor)
     } finally {
       if (timer !== undefined) clearTimeout(timer)
       callerSignal?.removeEventListener("abort", onCallerAbort)

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { ACCESS_KEY_HEADER, REGISTRANT_TOKEN_HEADER } from "../remote/wire.ts"
 import type { ArgumentSchema, InferArguments } from "../schema/codec.ts"
 import { isRawJsonSchema } from "../schema/sources/raw.ts"
+import { DEFAULT_MAX_DOCUMENT_DEPTH, jsonTextDepth, tooDeepMessage } from "../schema/json-depth.ts"
 import { outputCodec } from "../llm/completion/output-plan.ts"
 import { untrustedPatternProblem } from "../schema/regex/schema-patterns.ts"
 import { fetchBoundByAbort } from "../llm/transport/abort-bound.ts"
@@ -35,6 +36,11 @@ export interface RemotePluginLlmOptions {
   readonly fetch?: typeof globalThis.fetch
   /** Largest response body read (default 8 MiB): the host is trusted less than in-process code. */
   readonly maxResponseBytes?: number
+  /**
+   * Deepest nesting of an answer's JSON (default 256), counted on the text before parsing: a deeper answer is
+   * `PluginLlmProviderUnavailable`, never a stack overflow in the keys' conversion or the schema's decoder.
+   */
+  readonly maxResponseDepth?: number
 }
 
 const camel = (key: string): string => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
@@ -107,6 +113,7 @@ export const createRemotePluginLlm = (options: RemotePluginLlmOptions): PluginLl
   const fetchFn = options.fetch ?? globalThis.fetch
   const base = options.baseUrl.replace(/\/+$/, "")
   const maxBytes = options.maxResponseBytes ?? 8 * 1024 * 1024
+  const maxDepth = options.maxResponseDepth ?? DEFAULT_MAX_DOCUMENT_DEPTH
 
   const post = async (path: string, body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<Record<string, unknown>> => {
     let response: Response
@@ -128,8 +135,13 @@ export const createRemotePluginLlm = (options: RemotePluginLlmOptions): PluginLl
     let parsed: unknown
     try {
       // Cut at the limit, so an oversized answer fails to parse instead of being buffered whole.
-      parsed = JSON.parse(await readCapped(response.body, maxBytes, signal))
-    } catch {
+      const text = await readCapped(response.body, maxBytes, signal)
+      if (jsonTextDepth(text, maxDepth) > maxDepth) {
+        throw new PluginLlmProviderUnavailable({ hops: [], message: `the host answered HTTP ${response.status} with JSON ${tooDeepMessage("", maxDepth).trim()}` })
+      }
+      parsed = JSON.parse(text)
+    } catch (thrown) {
+      if (thrown instanceof PluginLlmProviderUnavailable) throw thrown
       if (signal?.aborted === true) throw new PluginLlmCancelled({ message: "the call was cancelled" })
       throw new PluginLlmProviderUnavailable({ hops: [], message: `the host answered HTTP ${response.status} without a readable JSON body` })
     }

@@ -1,5 +1,6 @@
 import { readFile, stat } from "node:fs/promises"
 import { parseDocument } from "yaml"
+import { DEFAULT_MAX_DOCUMENT_DEPTH, DEFAULT_MAX_JSON_DEPTH, tooDeepMessage, valueDepth } from "../../schema/json-depth.ts"
 import { z } from "zod"
 
 /**
@@ -57,6 +58,10 @@ export interface ServerConfig {
   readonly max_body_bytes: number
   /** Largest callback response body read, in bytes (1 KiB-64 MiB, default 1 MiB); a larger body is cut off and reported as an error result. */
   readonly max_callback_response_bytes: number
+  /** Deepest nesting of a request body's JSON (1-1024, default 64); deeper is a 422, counted on the text before parsing. */
+  readonly max_json_depth: number
+  /** Deepest nesting of a callback answer's JSON (1-1024, default 256); deeper is an error result, counted before parsing. */
+  readonly max_callback_response_depth: number
   /** Consecutive connection failures after which a callback's tool is evicted: 1-10000, default 3. */
   readonly evict_after_connection_failures: number
   /** Tools one role may hold (remote and built-in): 1-4096, default 256. */
@@ -115,6 +120,10 @@ const ServerConfigSchema = z.strictObject({
   max_body_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   /** Largest callback response body read, in bytes; a larger body is cut off and reported as an error result. */
   max_callback_response_bytes: z.int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  /** Deepest nesting of a request body's JSON; deeper is a 422 before parsing. */
+  max_json_depth: z.int().min(1).max(1024).default(DEFAULT_MAX_JSON_DEPTH),
+  /** Deepest nesting of a callback answer's JSON; deeper is an error result before parsing. */
+  max_callback_response_depth: z.int().min(1).max(1024).default(DEFAULT_MAX_DOCUMENT_DEPTH),
   /** Consecutive connection failures after which a callback's tool is evicted. */
   evict_after_connection_failures: z.int().min(1).max(10_000).default(3),
   /** Tools one role may hold (remote and built-in). */
@@ -184,6 +193,10 @@ export const readableIssues = (error: z.ZodError): ReadonlyArray<{ readonly path
 
 /** Decodes an already-parsed config value (from YAML, JSON or code). */
 export const decodeHostConfig = (value: unknown, source = "config"): HostConfig => {
+  // Before any decoder walks it: a config is a handful of levels deep, whatever it was read from.
+  if (valueDepth(value, DEFAULT_MAX_DOCUMENT_DEPTH) > DEFAULT_MAX_DOCUMENT_DEPTH) {
+    throw new HostConfigError(source, [{ path: "", message: tooDeepMessage("the config", DEFAULT_MAX_DOCUMENT_DEPTH) }])
+  }
   const parsed = HostConfigSchema.safeParse(value ?? {})
   if (!parsed.success) throw new HostConfigError(source, readableIssues(parsed.error))
   const config = parsed.data
@@ -211,7 +224,11 @@ export const parseHostConfig = (text: string, source = "llm-worker.yaml"): HostC
       document.errors.slice(0, 5).map((error) => {
         const at = error.linePos?.[0]
         // The library's message repeats the position and quotes the source after it: the first clause is enough.
-        const message = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "")
+        // The parser stops where its own recursion runs out and says so in the engine's words; say what it means.
+        const message =
+          error.code === "RESOURCE_EXHAUSTION"
+            ? tooDeepMessage("the config", DEFAULT_MAX_DOCUMENT_DEPTH)
+            : (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "")
         return { path: "", message: `${at === undefined ? "" : `line ${at.line}, column ${at.col}: `}${message}` }
       })
     )

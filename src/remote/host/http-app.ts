@@ -3,7 +3,7 @@ import type { HttpBindings } from "@hono/node-server"
 import { type Context, Hono } from "hono"
 import { streamSSE } from "hono/streaming"
 import type { z } from "zod"
-import { DEFAULT_MAX_JSON_DEPTH, jsonTextDepth } from "../../schema/json-depth.ts"
+import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
 import { describeThrown } from "../../tool/describe-thrown.ts"
 import type { Subscriber, WorkerEvent } from "../../worker/subscriber.ts"
 import type { ToolOutcome } from "../../worker/tool-outcome.ts"
@@ -12,6 +12,7 @@ import type { RunResult } from "../../worker/worker.ts"
 import { ACCESS_KEY_HEADER, INSTANCE_HEADER, OPERATOR_TOKEN_HEADER, REGISTRANT_TOKEN_HEADER } from "../wire.ts"
 import { createPluginLlmHandler } from "../../plugin-llm/http-handler.ts"
 import type { PluginRuntime } from "../../plugin-llm/plugin-runtime.ts"
+import type { SecretRedactor } from "../../redact/secrets.ts"
 import { ChatBody, ClearBody, CommandBody, CompleteBody, CompleteStructuredBody, RegisterBody, UnregisterBody } from "./api-schemas.ts"
 import { issuePath } from "./config.ts"
 import { isLoopbackAddress } from "./loopback.ts"
@@ -23,6 +24,8 @@ import type { Issue, Outcome, ToolHostState } from "./tool-host-state.ts"
 export interface HttpAppOptions {
   readonly state: ToolHostState
   readonly maxBodyBytes: number
+  /** Deepest nesting of a request body's JSON, counted on the text before parsing. */
+  readonly maxJsonDepth: number
   /** When set, every request must carry it in `x-llm-worker-access-key`. */
   readonly accessKey: string | undefined
   /** What `POST /api/commands/<name>` requires in `x-llm-worker-operator-token`; undefined: commands are refused. */
@@ -31,6 +34,8 @@ export interface HttpAppOptions {
   readonly log: (line: string) => void
   /** The plugin-LLM lane: in-process plugins' commands, and `ctx.llm` over HTTP for remote plugins. */
   readonly plugins: PluginRuntime
+  /** The host's credentials: no answer (JSON, SSE event or page) carries one, whatever produced its text. */
+  readonly redactor: SecretRedactor
 }
 
 type Env = { Bindings: HttpBindings }
@@ -84,8 +89,12 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
   const operatorTokenHash = options.operatorToken === undefined ? undefined : sha(options.operatorToken)
   const app = new Hono<Env>()
 
-  const reply = (c: Context<Env>, outcome: Outcome): Response =>
-    c.json({ ...outcome.body, instance_id: instance }, outcome.status as 200)
+  // The HTTP boundary: every answer's text passes the redactor here, once. Only known secrets are replaced (by
+  // value, in every spelling): a model's answer quoting some URL is not the host's to rewrite.
+  const { redactor } = options
+  const sendJson = (c: Context<Env>, body: unknown, status: number): Response =>
+    c.body(redactor.redactSecrets(JSON.stringify(body)), status as 200, { "content-type": "application/json" })
+  const reply = (c: Context<Env>, outcome: Outcome): Response => sendJson(c, { ...outcome.body, instance_id: instance }, outcome.status)
   const fail = (c: Context<Env>, status: number, error: string, extra: Readonly<Record<string, unknown>> = {}): Response =>
     reply(c, { status, body: { ok: false, error, ...extra } })
   const invalid = (c: Context<Env>, issues: ReadonlyArray<Issue>): Response =>
@@ -118,8 +127,8 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
       return { ok: false, response: invalid(c, [{ path: "", message: "body is not valid UTF-8" }]) }
     }
     if (text.trim() === "") return { ok: false, response: invalid(c, [{ path: "", message: "body is empty; send a JSON object" }]) }
-    if (jsonTextDepth(text, DEFAULT_MAX_JSON_DEPTH) > DEFAULT_MAX_JSON_DEPTH) {
-      return { ok: false, response: invalid(c, [{ path: "", message: `body nested deeper than ${DEFAULT_MAX_JSON_DEPTH} levels` }]) }
+    if (jsonTextDepth(text, options.maxJsonDepth) > options.maxJsonDepth) {
+      return { ok: false, response: invalid(c, [{ path: "", message: tooDeepMessage("body", options.maxJsonDepth) }]) }
     }
     let value: unknown
     try {
@@ -226,26 +235,28 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
         stream.onAbort(() => controller.abort())
         const signal = AbortSignal.any([controller.signal, c.req.raw.signal])
         const writes: Array<Promise<void>> = []
+        // The stream's side of the HTTP boundary: each event's text is redacted like every JSON answer.
+        const send = (event: string, data: string): Promise<void> => stream.writeSSE({ event, data: redactor.redactSecrets(data) })
         const forward: Subscriber = {
           onEvent: (event) => {
             if (event.type === "tool_result") outcomes.push(event.outcome)
-            writes.push(stream.writeSSE({ event: event.type, data: eventJson(event) }))
+            writes.push(send(event.type, eventJson(event)))
           }
         }
         try {
           const result = await role.chat(body.value.message, { signal, subscriber: forward })
           await Promise.all(writes)
-          await stream.writeSSE({ event: "result", data: JSON.stringify(answer(result)) })
+          await send("result", JSON.stringify(answer(result)))
         } catch (thrown) {
           await Promise.all(writes).catch(() => undefined)
           const { status, body: errorBody } = failure(thrown)
-          await stream.writeSSE({ event: "failure", data: JSON.stringify({ ...errorBody, status, instance_id: instance }) })
+          await send("failure", JSON.stringify({ ...errorBody, status, instance_id: instance }))
         }
       })
     }
     try {
       const result = await role.chat(body.value.message, { signal: c.req.raw.signal, subscriber: collect })
-      return c.json(answer(result), 200)
+      return sendJson(c, answer(result), 200)
     } catch (thrown) {
       const { status, body: errorBody } = failure(thrown)
       return reply(c, { status, body: errorBody })
@@ -263,7 +274,7 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
   // The plugin-LLM lane, behind the same gates as everything above (loopback socket, Host, Origin, access key,
   // body size and depth). Remote plugins authenticate with the registrant token the host issued to their source:
   // that source is the plugin id the trust gate, budgets and audit see.
-  const lane = createPluginLlmHandler({ runtime: options.plugins, pluginForToken: (t) => state.sourceOfToken(t) })
+  const lane = createPluginLlmHandler({ runtime: options.plugins, pluginForToken: (t) => state.sourceOfToken(t), maxBodyDepth: options.maxJsonDepth })
   const toLane = async (c: Context<Env>, body: unknown, presented?: string): Promise<Response> => {
     const answer = await lane.handle({
       method: c.req.method,
@@ -301,7 +312,7 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
 
   app.get("/", (c) => {
     c.header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-    return c.html(renderStatusPage(state, options.plugins))
+    return c.html(redactor.redactSecrets(renderStatusPage(state, options.plugins)))
   })
 
   const document = openApiDocument(options.version)

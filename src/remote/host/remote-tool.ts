@@ -6,6 +6,7 @@ import { ExecutionFailed, InvalidArgument } from "../../tool/tool-error.ts"
 import { ToolMeta } from "../../tool/tool-meta.ts"
 import { parseArguments } from "../../tool/parse-arguments.ts"
 import { quote } from "../../schema/quote.ts"
+import { DEFAULT_MAX_DOCUMENT_DEPTH, jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
 import { signedCallbackHeaders } from "../signing.ts"
 import { INSTANCE_HEADER } from "../wire.ts"
 import { type CallbackResponse, describeCallbackFailure, sendCallback } from "./callback-transport.ts"
@@ -38,6 +39,8 @@ export interface RemoteRegistration {
 export interface DispatchSettings {
   readonly instanceId: string
   readonly maxResponseBytes: number
+  /** Deepest nesting of an answer's JSON, counted on the text before it is parsed (default 256). */
+  readonly maxResponseDepth?: number
   /** Called after each callback that could not connect, with the count so far (reset by any answer). */
   readonly onConnectionFailure: (registration: RemoteRegistration, consecutive: number) => void
 }
@@ -52,13 +55,23 @@ const MAX_KEPT_ERROR_CHARS = 1000
  * honoured whether or not `output` is there: the model gets an error result carrying `error` (and the output,
  * when one was sent), never a success that hides the failure.
  */
-export const interpretCallbackBody = (target: string, status: number, location: string | undefined, body: string): { ok: true; output: string } | { ok: false; message: string } => {
+export const interpretCallbackBody = (
+  target: string,
+  status: number,
+  location: string | undefined,
+  body: string,
+  maxDepth: number = DEFAULT_MAX_DOCUMENT_DEPTH
+): { ok: true; output: string } | { ok: false; message: string } => {
   if (status >= 300 && status < 400) {
     return { ok: false, message: `callback to ${target} answered HTTP ${status} (redirect${location === undefined ? "" : ` to ${clipped(location, 120)}`}); redirects are not followed` }
   }
   if (status < 200 || status >= 300) {
     const detail = body.trim() === "" ? "" : `: ${clipped(body.trim())}`
     return { ok: false, message: `callback to ${target} answered HTTP ${status}${detail}` }
+  }
+  // Counted on the text, before anything recursive (printing the output back) could overflow the stack.
+  if (jsonTextDepth(body, maxDepth) > maxDepth) {
+    return { ok: false, message: `callback to ${target} answered with JSON ${tooDeepMessage("", maxDepth).trim()}; it was not used` }
   }
   let parsed: unknown
   try {
@@ -118,7 +131,7 @@ export const remoteToolDefinition = (registration: RemoteRegistration, settings:
     const transportFailure = failureMessage(registration, response)
     if (transportFailure !== undefined) return fail(transportFailure)
     const answer = response as Extract<CallbackResponse, { kind: "response" }>
-    const result = interpretCallbackBody(registration.callbackHost, answer.status, answer.location, answer.body)
+    const result = interpretCallbackBody(registration.callbackHost, answer.status, answer.location, answer.body, settings.maxResponseDepth)
     return result.ok ? result.output : fail(result.message)
   }
   const tool: Tool = {

@@ -260,6 +260,7 @@ export class ToolHostState {
       definition: remoteToolDefinition(registration, {
         instanceId: this.instanceId,
         maxResponseBytes: this.#config.server.max_callback_response_bytes,
+        maxResponseDepth: this.#config.server.max_callback_response_depth,
         onConnectionFailure: (evicted, failures) => this.#connectionFailed(evicted, failures)
       })
     }

@@ -9,6 +9,8 @@ import type { LlmClientOptions } from "../../llm/llm-client.ts"
 import type { AuditSink } from "../../plugin-llm/audit.ts"
 import { PluginLlmConfigError } from "../../plugin-llm/errors.ts"
 import { createPluginRuntime, type LoadedPlugin, type PluginRuntime } from "../../plugin-llm/plugin-runtime.ts"
+import { environmentSecrets } from "../../plugin-llm/credentials.ts"
+import { SecretRedactor } from "../../redact/secrets.ts"
 import type { ToolDefinition } from "../../tool/tool.ts"
 import { DEFAULT_HOST_PORT } from "../wire.ts"
 import { type HostConfig, type HostConfigInput, HostConfigError, type RoleConfig, decodeHostConfig, loadHostConfig } from "./config.ts"
@@ -109,7 +111,7 @@ const laneOptions = (config: HostConfig, role: string, env: Env): LlmClientOptio
  * agents (the default role is the active one), and every enabled in-process plugin imported and registered, its
  * tools added to every role under its id. Any problem is a `HostConfigError`: the host does not start half-configured.
  */
-const startPlugins = async (config: HostConfig, env: Env, state: ToolHostState, baseDir: string, source: string, audit: AuditSink): Promise<PluginRuntime> => {
+const startPlugins = async (config: HostConfig, env: Env, state: ToolHostState, baseDir: string, source: string, audit: AuditSink, redactor: SecretRedactor): Promise<PluginRuntime> => {
   const agents = Object.fromEntries(Object.keys(config.roles).filter((name) => name !== config.defaultRole).map((name) => [name, laneOptions(config, name, env)]))
   let runtime: PluginRuntime
   try {
@@ -121,6 +123,7 @@ const startPlugins = async (config: HostConfig, env: Env, state: ToolHostState, 
       baseDir,
       env,
       audit,
+      redactor,
       registerTool: (pluginId, definition) => state.addPluginTool(pluginId, definition)
     })
   } catch (thrown) {
@@ -167,9 +170,13 @@ export const startToolHost = async (options: ToolHostOptions = {}): Promise<Tool
       : options.configPath !== undefined
         ? await loadHostConfig(options.configPath, options.configRequired ?? true)
         : decodeHostConfig({})
-  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
   const accessKeyEnv = config.server.access_key_env
   const accessKey = accessKeyEnv === undefined ? undefined : env[accessKeyEnv]
+  // Every credential the host is configured with; the plugin lane adds the keys of the routes it builds. The log
+  // and every HTTP answer pass through it (http-app.ts), whatever a provider or a plugin put in their text.
+  const redactor = new SecretRedactor([accessKey, ...environmentSecrets(env, accessKeyEnv === undefined ? [] : [accessKeyEnv])])
+  const rawLog = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`))
+  const log = (line: string): void => rawLog(redactor.redact(line))
   if (accessKeyEnv !== undefined && (accessKey === undefined || accessKey.length < 16)) {
     throw new HostConfigError("server.access_key_env", [{ path: "server.access_key_env", message: `${accessKeyEnv} must be set to a key of at least 16 characters` }])
   }
@@ -178,6 +185,7 @@ export const startToolHost = async (options: ToolHostOptions = {}): Promise<Tool
   if (operatorTokenEnv !== undefined && (operatorToken === undefined || operatorToken.length < 16)) {
     throw new HostConfigError("server.operator_token_env", [{ path: "server.operator_token_env", message: `${operatorTokenEnv} must be set to a token of at least 16 characters` }])
   }
+  redactor.add(operatorToken)
   const instanceId = randomBytes(12).toString("hex")
   const clientFor = (name: string) => {
     const roleConfig = config.roles[name] as RoleConfig
@@ -191,9 +199,9 @@ export const startToolHost = async (options: ToolHostOptions = {}): Promise<Tool
   const state = new ToolHostState(config, clientFor, instanceId, log, (options.builtinTools ?? []).map(builtinOf))
   const source = options.configPath ?? "config"
   const baseDir = options.pluginBaseDir ?? (options.configPath === undefined ? process.cwd() : dirname(resolve(options.configPath)))
-  const runtime = await startPlugins(config, env, state, baseDir, source, options.pluginAudit ?? ((record) => log(`llm-worker plugin-llm audit ${JSON.stringify(record)}`)))
+  const runtime = await startPlugins(config, env, state, baseDir, source, options.pluginAudit ?? ((record) => log(`llm-worker plugin-llm audit ${JSON.stringify(record)}`)), redactor)
   const host = options.host ?? config.server.host
-  const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, accessKey, operatorToken, version: packageVersion(), log, plugins: runtime }, host)
+  const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, maxJsonDepth: config.server.max_json_depth, accessKey, operatorToken, version: packageVersion(), log, plugins: runtime, redactor }, host)
   const server = createAdaptorServer({ fetch: app.fetch }) as Server
   // Slow or idle clients cannot hold sockets forever: the whole request (headers and body) must arrive within
   // 30 s; the answer may take as long as the turn does.

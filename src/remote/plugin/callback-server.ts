@@ -244,6 +244,8 @@ export class CallbackServer {
     if (isPlainObject(given)) return given
     if (given !== undefined && given !== null) return `arguments must be a JSON object, got ${kindOf(given)}`
     if (rawArguments === "") return {}
+    // A string inside the envelope: its nesting was not counted with the envelope's.
+    if (jsonTextDepth(rawArguments, this.options.maxArgumentDepth) > this.options.maxArgumentDepth) return tooDeepMessage("arguments", this.options.maxArgumentDepth)
     try {
       const parsed: unknown = JSON.parse(rawArguments)
       return isPlainObject(parsed) ? parsed : `arguments must be a JSON object, got ${kindOf(parsed)}`

@@ -1,6 +1,7 @@
 import { fetchBoundByAbort } from "../../llm/transport/abort-bound.ts"
 import { readCapped } from "../../llm/transport/read-capped.ts"
 import { describeThrown } from "../../tool/describe-thrown.ts"
+import { DEFAULT_MAX_DOCUMENT_DEPTH, jsonTextDepth } from "../../schema/json-depth.ts"
 import { ACCESS_KEY_HEADER, INSTANCE_HEADER, REGISTRANT_TOKEN_HEADER } from "../wire.ts"
 
 /** One answer from the host, or the reason there was none (`status` 0: refused, reset, timed out). */
@@ -72,6 +73,8 @@ export class HostClient {
     }
     let parsed: Record<string, unknown> | undefined
     try {
+      // Only a few top-level fields are read; a deeper answer is not the host's and is not parsed.
+      if (jsonTextDepth(text, DEFAULT_MAX_DOCUMENT_DEPTH) > DEFAULT_MAX_DOCUMENT_DEPTH) throw new RangeError("too deep")
       const value: unknown = JSON.parse(text)
       if (typeof value === "object" && value !== null && !Array.isArray(value)) parsed = value as Record<string, unknown>
     } catch {

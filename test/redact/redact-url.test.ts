@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { failureText } from "../../src/cli/failure-text.ts"
-import { redactUrl, redactUrls } from "../../src/cli/redact-url.ts"
+import { redactUrl, redactUrls } from "../../src/redact/redact-url.ts"
 import { LlmNetworkError } from "../../src/llm/llm-error.ts"
 import { ClientFailed } from "../../src/worker/worker-error.ts"
 

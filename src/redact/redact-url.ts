@@ -62,3 +62,37 @@ const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s"<>`]*/gi
 
 /** Every `scheme://…` URL inside `text` redacted as by `redactUrl`; the rest of the text unchanged. */
 export const redactUrls = (text: string): string => text.replace(URL_IN_TEXT, redactUrl)
+
+/**
+ * The credentials written into one URL, by value: the user name and password of its userinfo (decoded as well as
+ * written) and the values of credential parameters. A configured base URL's secrets are known this way, so they
+ * are hidden wherever they turn up again, not only inside that URL.
+ */
+export const urlCredentials = (url: string): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  const both = (value: string): void => {
+    found.push(value)
+    try {
+      found.push(decodeURIComponent(value.replace(/\+/g, " ")))
+    } catch {
+      // Not percent-encoded after all: the written form is the one to hide.
+    }
+  }
+  const schemeEnd = url.indexOf("://")
+  const rest = url.slice(schemeEnd < 0 ? 0 : schemeEnd + 3)
+  const authorityLength = rest.search(/[/?#]/)
+  const authority = authorityLength < 0 ? rest : rest.slice(0, authorityLength)
+  const at = authority.lastIndexOf("@")
+  if (at >= 0) {
+    const userinfo = authority.slice(0, at)
+    const colon = userinfo.indexOf(":")
+    both(colon < 0 ? userinfo : userinfo.slice(0, colon))
+    if (colon >= 0) both(userinfo.slice(colon + 1))
+  }
+  const parameters = authorityLength < 0 ? "" : rest.slice(authorityLength).replace(/^[^?#]*[?#]?/, "")
+  for (const part of parameters.split(/[&;#?]/)) {
+    const equals = part.indexOf("=")
+    if (equals > 0 && SENSITIVE_NAME.test(decodedName(part.slice(0, equals)))) both(part.slice(equals + 1))
+  }
+  return found.filter((value) => value !== "")
+}
