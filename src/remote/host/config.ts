@@ -70,6 +70,12 @@ export interface ServerConfig {
   readonly max_sources: number
   /** Chat turns waiting for a busy role before further ones get 429: 0-1024, default 8. */
   readonly max_queued_chats: number
+  /** Seconds from a request's first byte (or its connection's start) to the end of its headers: 0.1-600, default 10; past it 408 and the connection is closed. */
+  readonly headers_timeout_seconds: number
+  /** Seconds from a request's first byte to the end of its body: 0.1-3600 and at least `headers_timeout_seconds`, default 30; past it 408 and the connection is closed. The answer may take as long as the turn. */
+  readonly request_timeout_seconds: number
+  /** Connections open at once: 1-65536, default 256; past it a new connection is closed as soon as it is accepted. */
+  readonly max_connections: number
 }
 
 /** The config as written (what `startToolHost({ config })` accepts): every key optional where it has a default. */
@@ -131,8 +137,18 @@ const ServerConfigSchema = z.strictObject({
   /** Distinct sources (owners) the host keeps at once. */
   max_sources: z.int().min(1).max(65_536).default(1024),
   /** Chat turns waiting for a busy role before further ones get 429. */
-  max_queued_chats: z.int().min(0).max(1024).default(8)
-}) satisfies z.ZodType<ServerConfig, Partial<ServerConfig>>
+  max_queued_chats: z.int().min(0).max(1024).default(8),
+  /** Seconds from a request's first byte (or its connection's start) to the end of its headers. */
+  headers_timeout_seconds: z.number().min(0.1).max(600).default(10),
+  /** Seconds from a request's first byte to the end of its body (the answer is not bounded by it). */
+  request_timeout_seconds: z.number().min(0.1).max(3600).default(30),
+  /** Connections open at once; past it a new connection is closed as soon as it is accepted. */
+  max_connections: z.int().min(1).max(65_536).default(256)
+})
+  .refine((server) => server.headers_timeout_seconds <= server.request_timeout_seconds, {
+    path: ["headers_timeout_seconds"],
+    message: "must not be longer than request_timeout_seconds (the headers are part of the request)"
+  }) satisfies z.ZodType<ServerConfig, Partial<ServerConfig>>
 
 const HostConfigSchema = z
   .strictObject({

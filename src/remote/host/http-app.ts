@@ -5,6 +5,7 @@ import { streamSSE } from "hono/streaming"
 import type { z } from "zod"
 import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
 import { describeThrown } from "../../tool/describe-thrown.ts"
+import { isClientGone } from "../client-gone.ts"
 import type { Subscriber, WorkerEvent } from "../../worker/subscriber.ts"
 import type { ToolOutcome } from "../../worker/tool-outcome.ts"
 import { isWorkerError } from "../../worker/worker-error.ts"
@@ -110,7 +111,15 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
     if (body !== null) {
       const reader = body.getReader()
       for (;;) {
-        const { done, value } = await reader.read()
+        let read: Awaited<ReturnType<typeof reader.read>>
+        try {
+          read = await reader.read()
+        } catch {
+          // A body stream fails only when its connection does (a hang-up, a reset, the request deadline): the
+          // client is gone, there is nothing to log and no one to answer.
+          return { ok: false, response: fail(c, 400, "the request ended before its body did") }
+        }
+        const { done, value } = read
         if (done) break
         size += value.byteLength
         if (size > options.maxBodyBytes) {
@@ -320,6 +329,8 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
 
   app.notFound((c) => fail(c, 404, `no such endpoint: ${c.req.method} ${new URL(c.req.url).pathname.slice(0, 200)}`))
   app.onError((error, c) => {
+    // A client that went away while its request was being served is not an error of the host.
+    if (isClientGone(error) && c.env.incoming.destroyed) return fail(c, 400, "the client went away")
     options.log(`llm-worker host: unexpected error: ${describeThrown(error, 2000)}`)
     return fail(c, 500, "internal error")
   })

@@ -12,6 +12,7 @@ import { createPluginRuntime, type LoadedPlugin, type PluginRuntime } from "../.
 import { environmentSecrets } from "../../plugin-llm/credentials.ts"
 import { SecretRedactor } from "../../redact/secrets.ts"
 import type { ToolDefinition } from "../../tool/tool.ts"
+import { type RequestDeadlines, boundConnections, deadlineServerOptions } from "../request-deadlines.ts"
 import { DEFAULT_HOST_PORT } from "../wire.ts"
 import { type HostConfig, type HostConfigInput, HostConfigError, type RoleConfig, decodeHostConfig, loadHostConfig } from "./config.ts"
 import { createHttpApp } from "./http-app.ts"
@@ -90,6 +91,12 @@ const portFrom = (options: ToolHostOptions, config: HostConfig, env: Env): numbe
   }
   return DEFAULT_HOST_PORT
 }
+
+const hostDeadlines = (server: HostConfig["server"]): RequestDeadlines => ({
+  headersMs: Math.round(server.headers_timeout_seconds * 1000),
+  requestMs: Math.round(server.request_timeout_seconds * 1000),
+  maxConnections: server.max_connections
+})
 
 const builtinOf = (definition: ToolDefinition): BuiltinTool => {
   const [meta] = definition()
@@ -202,11 +209,11 @@ export const startToolHost = async (options: ToolHostOptions = {}): Promise<Tool
   const runtime = await startPlugins(config, env, state, baseDir, source, options.pluginAudit ?? ((record) => log(`llm-worker plugin-llm audit ${JSON.stringify(record)}`)), redactor)
   const host = options.host ?? config.server.host
   const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, maxJsonDepth: config.server.max_json_depth, accessKey, operatorToken, version: packageVersion(), log, plugins: runtime, redactor }, host)
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server
-  // Slow or idle clients cannot hold sockets forever: the whole request (headers and body) must arrive within
-  // 30 s; the answer may take as long as the turn does.
-  server.headersTimeout = 10_000
-  server.requestTimeout = 30_000
+  // Slow or idle clients cannot hold sockets for long, nor many of them: the headers and the whole request must
+  // arrive within their deadlines (the answer may take as long as the turn does).
+  const deadlines = hostDeadlines(config.server)
+  const server = createAdaptorServer({ fetch: app.fetch, serverOptions: deadlineServerOptions(deadlines) }) as Server
+  boundConnections(server, deadlines)
   server.keepAliveTimeout = 5_000
   const port = portFrom(options, config, env)
   await new Promise<void>((resolve, reject) => {

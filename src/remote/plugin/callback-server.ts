@@ -5,6 +5,7 @@ import type { DecodeResult } from "../../schema/argument-codec.ts"
 import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
 import { describeThrown } from "../../tool/describe-thrown.ts"
 import { readCappedBody } from "../capped-body.ts"
+import { boundConnections, deadlineServerOptions } from "../request-deadlines.ts"
 import { DELIVERY_HEADER, INSTANCE_HEADER, SIGNATURE_V2_HEADER, TIMESTAMP_HEADER } from "../wire.ts"
 import { failureBody, runToBodyOrPending, serializeBody, type CallbackBody } from "./callback-result.ts"
 import type { RemoteCallContext, RemoteTool } from "./remote-tool.ts"
@@ -29,6 +30,7 @@ export interface CallbackServerOptions {
   readonly port: number
   readonly maxBodyBytes: number
   readonly bodyTimeoutMs: number
+  readonly maxConnections: number
   readonly verifySignatures: boolean
   readonly toleranceSeconds: number
   readonly maxReplayEntries: number
@@ -122,11 +124,11 @@ export class CallbackServer {
 
   static async start(options: CallbackServerOptions): Promise<CallbackServer> {
     let self: CallbackServer | undefined
-    const server = createServer({ maxHeaderSize: 16 * 1024 }, (req, res) => {
+    const deadlines = { headersMs: Math.min(options.bodyTimeoutMs, 10_000), requestMs: options.bodyTimeoutMs, maxConnections: options.maxConnections }
+    const server = createServer({ maxHeaderSize: 16 * 1024, ...deadlineServerOptions(deadlines) }, (req, res) => {
       self?.handle(req, res)
     })
-    server.requestTimeout = options.bodyTimeoutMs
-    server.headersTimeout = Math.min(options.bodyTimeoutMs, 10_000)
+    boundConnections(server, deadlines)
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject)
       server.listen(options.port, options.hostname, () => {

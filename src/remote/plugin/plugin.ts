@@ -19,8 +19,10 @@ export interface CallbackOptions {
   readonly port?: number
   /** Largest callback body accepted; larger ones get 413. Default 4 MiB. */
   readonly maxBodyBytes?: number
-  /** Deadline for a callback's headers and body to arrive. Default 30,000 ms. */
+  /** Deadline for a callback's headers (at most 10 s of it) and whole body to arrive; past it 408 and the connection is closed. Default 30,000 ms. */
   readonly bodyTimeoutMs?: number
+  /** Connections to the callback server open at once; past it a new one is closed as soon as it is accepted. Default 128 (the host opens at most 64). */
+  readonly maxConnections?: number
   /** Deepest argument nesting accepted (counted on the text before parsing). Default 64. */
   readonly maxArgumentDepth?: number
 }
@@ -335,6 +337,7 @@ class PluginRuntime {
       maxBodyBytes: positiveInteger(callback.maxBodyBytes, 4 * 1024 * 1024, "callback.maxBodyBytes"),
       bodyTimeoutMs: positiveInteger(callback.bodyTimeoutMs, 30_000, "callback.bodyTimeoutMs"),
       maxArgumentDepth: positiveInteger(callback.maxArgumentDepth, DEFAULT_MAX_JSON_DEPTH, "callback.maxArgumentDepth"),
+      maxConnections: positiveInteger(callback.maxConnections, 128, "callback.maxConnections"),
       verifySignatures: signatures.verify ?? true,
       toleranceSeconds: this.toleranceSeconds,
       maxReplayEntries: positiveInteger(signatures.maxRemembered, 200_000, "signatures.maxRemembered"),
