@@ -100,12 +100,14 @@ describe("hostile nesting in JSON the host and the plugin lane read", () => {
     [
       "a host request body (registration, chat, lane), bounded by server.max_json_depth",
       async () => {
-        const host = await startHost({ config: { server: { max_json_depth: 16, max_body_bytes: 4 * 1024 * 1024 } } })
+        // Commands run for the operator only (decision 0095): the attack on that route presents the operator token.
+        const operator = "operator-token-depth-0123456789"
+        const host = await startHost({ config: { server: { max_json_depth: 16, max_body_bytes: 4 * 1024 * 1024, operator_token_env: "OPERATOR" } }, env: { OPERATOR: operator } })
         const registered = await api(host, "POST", "/api/tools/register", { name: "note", callback_url: "http://127.0.0.1:9/x", source: "p1" })
         const token = registered.body["registrant_token"] as string
         const answers: Array<string> = []
         for (const path of ["/api/tools/register", "/api/chat", "/api/llm/complete", "/api/llm/complete-structured", "/api/commands/x"]) {
-          const answer = await api(host, "POST", path, `{"name":${nestedText(ATTACK / 100)}}`, { "x-llm-worker-registrant-token": token })
+          const answer = await api(host, "POST", path, `{"name":${nestedText(ATTACK / 100)}}`, { "x-llm-worker-registrant-token": token, "x-llm-worker-operator-token": operator })
           answers.push(`${answer.status} ${answer.body.error ?? ""}`)
         }
         const shallow = await api(host, "POST", "/api/chat", { message: "hi", role: nestedValue(17) })
