@@ -16,8 +16,9 @@ export interface ResponseLimits {
   /** UTF-8 bytes of one tool call's argument text. */
   readonly maxArgumentBytes: number
   /**
-   * UTF-8 bytes of output kept without being modelled (provider items and citations: hosted tools' calls and
-   * results, a fetched page, code output) in one response, counted while it streams as well as when it is whole.
+   * UTF-8 bytes of output kept without being modelled (provider items, citations and provider reports: hosted
+   * tools' calls and results, a fetched page, code output, moderation results) in one response, counted while it
+   * streams as well as when it is whole.
    */
   readonly maxProviderBytes: number
   /**
@@ -99,6 +100,8 @@ export class ResponseMeter {
         return this.countProvider(event.item.json)
       case "citation":
         return this.countProvider(event.citation.json)
+      case "provider_meta":
+        return this.countProvider(event.meta.json)
       case "block_delta": {
         const delta = event.delta
         if (delta.kind === "text") {
