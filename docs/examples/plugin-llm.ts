@@ -2,10 +2,11 @@ import { fileURLToPath } from "node:url"
 import { sseText, startReplayProvider } from "llm-worker/testing"
 import { createPluginLlmHandler, createPluginRuntime, isPluginLlmError } from "llm-worker/plugin-llm"
 
-// The active model, replayed by a local server (no network, no key needed): one answer per request.
+// The active model, replayed by a local server (no network, no key needed): one answer per request, from the
+// dated model the provider names for the alias asked for.
 const answer = (text: string) =>
   sseText([
-    { data: JSON.stringify({ choices: [{ index: 0, delta: { role: "assistant", content: text }, finish_reason: "stop" }] }) },
+    { data: JSON.stringify({ model: "gpt-4.1-mini-2025-04-14", choices: [{ index: 0, delta: { role: "assistant", content: text }, finish_reason: "stop" }] }) },
     { data: JSON.stringify({ choices: [], usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 } }) },
     { data: "[DONE]" }
   ])
@@ -27,7 +28,7 @@ const runtime = createPluginRuntime({
   active: { provider: "openai", model: "gpt-4.1-mini", apiKey: "sk-example", baseUrl: replay.baseUrl },
   config,
   baseDir: fileURLToPath(new URL(".", import.meta.url)),
-  audit: (record) => console.log("audit:", record.pluginId, record.purpose, record.model, record.usage.totalTokens, record.outcome)
+  audit: (record) => console.log("audit:", record.pluginId, record.purpose, record.requestedModel, "->", record.model, record.usage.totalTokens, record.outcome)
 })
 console.log("loaded:", (await runtime.loadFromConfig()).map((plugin) => plugin.id).join(", "))
 
@@ -50,5 +51,5 @@ const response = await handler.handle({
   headers: { "x-llm-worker-registrant-token": "tok-1" },
   body: { messages: [{ role: "user", content: "ping" }], purpose: "health" }
 })
-console.log("http:", response.status, response.body["text"], JSON.stringify(response.body["usage"]))
+console.log("http:", response.status, response.body["text"], response.body["model"], JSON.stringify(response.body["usage"]))
 await replay.close()

@@ -67,9 +67,23 @@ export interface Citation {
 }
 
 /**
+ * Something the provider reported about the response that is neither output nor history, kept as the provider's
+ * own object: OpenAI's moderation results (`kind: "moderation"`; Chat's chunk `moderation`, Responses'
+ * `response.moderation`, when moderated completions were asked for). Never sent back to the provider.
+ */
+export interface ProviderMeta {
+  /** The wire format it came on. */
+  readonly scheme: ProviderItemScheme | "openai-chat"
+  /** What it is, by the provider's field name (`moderation`). */
+  readonly kind: string
+  /** The provider's object as compact JSON text (its size counts against `maxProviderBytes`). */
+  readonly json: string
+}
+
+/**
  * The neutral stream of one response, the same for every wire format: blocks (text, thinking, tool calls) opened,
- * extended and closed by index, plus usage, status, provider items and errors. `LlmClient.stream` yields these;
- * a `Timeline` turns them into per-block scopes.
+ * extended and closed by index, plus usage, status, provider items, citations, provider reports and errors.
+ * `LlmClient.stream` yields these; a `Timeline` turns them into per-block scopes.
  */
 export type Event =
   | { readonly type: "ping" }
@@ -87,7 +101,16 @@ export type Event =
       /** On `started`: the provider's id of this response (`chatcmpl-…`, `resp_…`, `msg_…`), when it states one. */
       readonly responseId?: string
     }
-  | { readonly type: "error"; readonly code: string; readonly message: string }
+  | {
+      readonly type: "error"
+      readonly code: string
+      readonly message: string
+      /**
+       * The provider's error object as it came (Groq's `failed_generation`, `type`, `status_code`; OpenRouter's
+       * `metadata`), for what `code` and `message` do not carry. A bounded, frozen copy: see `RAW_ERROR_BOUNDS`.
+       */
+      readonly raw?: JsonObject
+    }
   | { readonly type: "block_start"; readonly index: number; readonly block: BlockMeta }
   | { readonly type: "block_delta"; readonly index: number; readonly delta: BlockDelta }
   | {
@@ -113,3 +136,5 @@ export type Event =
   | { readonly type: "provider_output"; readonly index: number; readonly item: ProviderItem }
   /** A citation for the answer; `index` is the text block it annotates when the provider says which. */
   | { readonly type: "citation"; readonly index?: number; readonly citation: Citation }
+  /** A report about the response that is not output (moderation results), as the provider's object. */
+  | { readonly type: "provider_meta"; readonly meta: ProviderMeta }

@@ -23,8 +23,9 @@ export interface ResponseLimits {
    */
   readonly maxTotalArgumentBytes: number
   /**
-   * UTF-8 bytes of output kept without being modelled (provider items and citations: hosted tools' calls and
-   * results, a fetched page, code output) in one response, counted while it streams as well as when it is whole.
+   * UTF-8 bytes of output kept without being modelled (provider items, citations and provider reports: hosted
+   * tools' calls and results, a fetched page, code output, moderation results) in one response, counted while it
+   * streams as well as when it is whole.
    */
   readonly maxProviderBytes: number
   /**
@@ -136,6 +137,8 @@ export class ResponseMeter implements ArgumentTally {
         return this.countProvider(event.item.json)
       case "citation":
         return this.countProvider(event.citation.json)
+      case "provider_meta":
+        return this.countProvider(event.meta.json)
       case "block_delta": {
         const delta = event.delta
         if (delta.kind === "text") {

@@ -1,4 +1,5 @@
 import { TaggedError } from "../error/tagged-error.ts"
+import type { JsonObject } from "../schema/json-schema.ts"
 import type { ResponseLimitName } from "./limits.ts"
 
 /** The provider answered with a non-success HTTP status (after retries, when the status was retryable). */
@@ -24,10 +25,15 @@ export class LlmTimeout extends TaggedError("LlmTimeout")<{
  */
 export class LlmNetworkError extends TaggedError("LlmNetworkError")<{ readonly message: string }> {}
 
-/** The provider reported an error inside the stream (e.g. Anthropic `overloaded_error`). */
+/**
+ * The provider reported an error inside the stream (e.g. Anthropic `overloaded_error`, Groq `tool_use_failed`).
+ * `raw` is the provider's error object as it came, for fields `code` and `message` do not carry (Groq's
+ * `failed_generation`: the tool call it refused); a bounded, frozen copy (`RAW_ERROR_BOUNDS`).
+ */
 export class LlmProviderError extends TaggedError("LlmProviderError")<{
   readonly code: string
   readonly message: string
+  readonly raw?: JsonObject
 }> {}
 
 /** The stream broke the wire format (invalid JSON in an event, an impossible event order). */

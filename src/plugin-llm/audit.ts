@@ -24,7 +24,10 @@ export interface AuditRecord {
   readonly purpose?: string
   readonly task?: string
   readonly provider: string
+  /** The model that answered, as the provider named it; the route's model id when it named none (or none answered). */
   readonly model: string
+  /** The model id the call was routed to (the last route tried, after vision routing and fallback). */
+  readonly requestedModel: string
   readonly agentId: string
   readonly profile?: string
   readonly schemaName?: string

@@ -107,6 +107,7 @@ const resultBody = (result: CompleteResult | StructuredResult<unknown>): Record<
   text: result.text,
   provider: result.provider,
   model: result.model,
+  requested_model: result.requestedModel,
   agent_id: result.agentId,
   usage: snakeKeys(result.usage satisfies PluginLlmUsage),
   audit: snakeKeys(result.audit satisfies AuditRecord),

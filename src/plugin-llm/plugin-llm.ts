@@ -92,10 +92,15 @@ export interface StructuredCallOptions<S extends ArgumentSchema | undefined = un
 export interface CompleteResult {
   /** The model's answer. */
   readonly text: string
-  /** The provider and model that answered (after vision routing and fallback). */
+  /** The provider that answered (after vision routing and fallback). */
   readonly provider: string
-  /** The model that answered. */
+  /**
+   * The model that answered, as the provider named it for this call (`gpt-4.1-mini-2025-04-14` for a route to
+   * `gpt-4.1-mini`); the route's model id when the provider named none.
+   */
   readonly model: string
+  /** The model id the call was routed to (after vision routing and fallback), as the operator or plugin wrote it. */
+  readonly requestedModel: string
   /** The host role whose model and credentials were used (the active one unless `agentId` was granted). */
   readonly agentId: string
   /** Tokens of every request the call made, and the cost where a price is known. */
@@ -353,6 +358,8 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
   interface Outcome {
     readonly text: string
     readonly usage: Usage
+    /** The model the provider named for the (last) answer, when it named one. */
+    readonly responseModel?: string
     readonly parsed?: { readonly value: unknown } | { readonly issues: ReadonlyArray<ArgumentIssue> }
     readonly repaired?: boolean
   }
@@ -372,7 +379,7 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
         config: requestConfig,
         signal
       })
-      return { text: answer.text, usage: answer.usage }
+      return { text: answer.text, usage: answer.usage, ...(answer.responseModel === undefined ? {} : { responseModel: answer.responseModel }) }
     }
     const plan: OutputPlan<unknown> = planOutput(client, {
       ...(prepared.schema === undefined ? { json: true } : { schema: prepared.schema }),
@@ -405,6 +412,7 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
     return {
       text: answer.text,
       usage,
+      ...(answer.responseModel === undefined ? {} : { responseModel: answer.responseModel }),
       parsed: answer.output.ok ? { value: answer.output.value } : { issues: answer.output.issues },
       ...(repaired ? { repaired } : {})
     }
@@ -421,7 +429,8 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
     const hops: Array<FallbackHop> = []
     let visionRouted = false
     let granted: GrantedRouting = {}
-    const record = (outcome: string, usage: PluginLlmUsage, repaired?: boolean): AuditRecord => {
+    const record = (outcome: string, usage: PluginLlmUsage, repaired?: boolean, responseModel?: string): AuditRecord => {
+      const requestedModel = route?.model ?? active.model
       const entry: AuditRecord = {
         at: new Date(started).toISOString(),
         pluginId,
@@ -429,7 +438,8 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
         ...(purpose === undefined ? {} : { purpose }),
         ...(granted.task === undefined ? {} : { task: granted.task.name }),
         provider: route?.provider ?? providerLabel(active),
-        model: route?.model ?? active.model,
+        model: responseModel ?? requestedModel,
+        requestedModel,
         agentId: route?.agentId ?? granted.agentId ?? activeAgent,
         ...(granted.profile === undefined ? {} : { profile: granted.profile }),
         ...(prepared?.schemaName === undefined ? {} : { schemaName: prepared.schemaName }),
@@ -520,11 +530,12 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
       const usage: PluginLlmUsage = { ...neutralUsage(outcome.usage), ...(cost === undefined ? {} : { costUsd: cost.usd, costSource: cost.source }) }
       const parsed = outcome.parsed
       const ok = parsed === undefined || "value" in parsed
-      const audit = record(ok ? "ok" : "invalid_output", usage, outcome.repaired)
+      const audit = record(ok ? "ok" : "invalid_output", usage, outcome.repaired, outcome.responseModel)
       return {
         text: outcome.text,
         provider: used.provider,
-        model: used.model,
+        model: outcome.responseModel ?? used.model,
+        requestedModel: used.model,
         agentId: used.agentId,
         usage,
         audit,

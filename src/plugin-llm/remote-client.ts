@@ -154,6 +154,8 @@ export const createRemotePluginLlm = (options: RemotePluginLlmOptions): PluginLl
     text: String(body["text"] ?? ""),
     provider: String(body["provider"] ?? ""),
     model: String(body["model"] ?? ""),
+    // A host from before `requested_model` answered with the route's model as `model`.
+    requestedModel: String(body["requested_model"] ?? body["model"] ?? ""),
     agentId: String(body["agent_id"] ?? ""),
     usage: camelKeys(body["usage"] ?? {}) as CompleteResult["usage"],
     audit: camelKeys(body["audit"] ?? {}) as CompleteResult["audit"]

@@ -7,6 +7,7 @@ import { anthropicScheme } from "../llm/schemes/anthropic.ts"
 import { geminiScheme } from "../llm/schemes/gemini.ts"
 import { openAiChatScheme } from "../llm/schemes/openai-chat.ts"
 import { openAiResponsesScheme } from "../llm/schemes/openai-responses.ts"
+import { providerErrorOf } from "../llm/raw-error.ts"
 import { createSseParser } from "../llm/sse.ts"
 import { pause } from "./pause.ts"
 import type { ScriptStep } from "./script.ts"
@@ -78,14 +79,14 @@ export const scriptedClient = (options: ScriptedClientOptions): ScriptedClient =
     }
     const decoder = scheme.decoder(request)
     const sse = createSseParser()
-    let providerError: { readonly code: string; readonly message: string } | undefined
+    let providerError: LlmProviderError | undefined
     let finished = false
     for (const frame of encoded.frames) {
       if (frame.delayMs > 0 && !(await pause(frame.delayMs, signal))) throw cancelled()
       for (const message of sse.feed(frame.text)) {
         for (const event of decoder.push(message)) {
           if (signal?.aborted) throw cancelled()
-          if (event.type === "error") providerError ??= { code: event.code, message: event.message }
+          if (event.type === "error") providerError ??= providerErrorOf(event)
           if (event.type === "status" && event.status !== "started") finished = true
           yield event
         }
@@ -102,7 +103,7 @@ export const scriptedClient = (options: ScriptedClientOptions): ScriptedClient =
       if (event.type === "status" && event.status === "completed") finished = true
       yield event
     }
-    if (providerError !== undefined) throw new LlmProviderError(providerError)
+    if (providerError !== undefined) throw providerError
     if (!finished) throw new LlmNetworkError({ message: "The stream ended before the provider's terminal event" })
   }
 

@@ -23,8 +23,8 @@ export type BlockDeltaOf<K extends BlockKind> = Extract<BlockDelta, { readonly k
 /** The `block_stop` event. */
 export type BlockStop = Extract<Event, { readonly type: "block_stop" }>
 
-/** The events that belong to no block: `ping`, `usage`, `status`, `error` and `citation`. */
-export type MetaEvent = Extract<Event, { readonly type: "ping" | "usage" | "status" | "error" | "citation" }>
+/** The events that belong to no block: `ping`, `usage`, `status`, `error`, `citation` and `provider_meta`. */
+export type MetaEvent = Extract<Event, { readonly type: "ping" | "usage" | "status" | "error" | "citation" | "provider_meta" }>
 
 /** Output of a kind the library does not model, whole (decision 0025); it has a place in model order like a block. */
 export type ProviderOutput = Extract<Event, { readonly type: "provider_output" }>

@@ -52,7 +52,7 @@ export const UNCLOSED_BLOCK_REASON = "response ended before the block was stoppe
 export class Timeline {
   readonly #open = new Map<number, OpenBlock>()
   readonly #starts: BlockStarts = { text: [], thinking: [], tool_use: [] }
-  readonly #meta: MetaListeners = { ping: [], usage: [], status: [], error: [], citation: [] }
+  readonly #meta: MetaListeners = { ping: [], usage: [], status: [], error: [], citation: [], provider_meta: [] }
   readonly #providerOutputListeners: Array<(event: ProviderOutput, at: BlockPosition) => void> = []
   readonly #issueListeners: Array<(issue: ProtocolIssue) => void> = []
   readonly #issues: ProtocolIssue[] = []

@@ -117,6 +117,7 @@ const attachSubscribers = (core: WorkerCore, timeline: Timeline, turn: number): 
   timeline.onMeta("citation", (event) =>
     hub.emit(event.index === undefined ? { type: "citation", turn, citation: event.citation } : { type: "citation", turn, index: event.index, citation: event.citation })
   )
+  timeline.onMeta("provider_meta", (event) => hub.emit({ type: "provider_meta", turn, meta: event.meta }))
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Stream } from "effect"
-import type { BlockDelta, BlockMeta, Citation, RawUsage, StopReason, Usage } from "../llm/event.ts"
+import type { BlockDelta, BlockMeta, Citation, ProviderMeta, RawUsage, StopReason, Usage } from "../llm/event.ts"
 import type { FunctionCallItem, ProviderItem } from "../llm/item.ts"
 import type { CacheReport } from "./cache-lock.ts"
 import type { ToolOutcome } from "./tool-outcome.ts"
@@ -28,6 +28,8 @@ export type WorkerEvent =
   | { readonly type: "provider_output"; readonly turn: number; readonly index: number; readonly ordinal: number; readonly item: ProviderItem }
   /** A source the provider cites for the answer; `index` is the text block it annotates when known. */
   | { readonly type: "citation"; readonly turn: number; readonly index?: number; readonly citation: Citation }
+  /** A report about the response that is not output (OpenAI's moderation results), as the provider's object. */
+  | { readonly type: "provider_meta"; readonly turn: number; readonly meta: ProviderMeta }
   | { readonly type: "usage"; readonly turn: number; readonly usage: Usage; readonly raw?: RawUsage }
   | { readonly type: "status"; readonly status: "running" | "finished" | "paused" | "failed" }
   | { readonly type: "error"; readonly error: WorkerError }
@@ -65,6 +67,8 @@ export interface Subscriber {
   readonly onProviderOutput?: (event: WorkerEventOf<"provider_output">) => void
   /** A source the provider cites for the answer. */
   readonly onCitation?: (event: WorkerEventOf<"citation">) => void
+  /** A report about the response that is not output (moderation results). */
+  readonly onProviderMeta?: (event: WorkerEventOf<"provider_meta">) => void
   /** Token usage of one response. */
   readonly onUsage?: (event: WorkerEventOf<"usage">) => void
   /** The run's status changed (`running`, `finished`, `paused`, `failed`). */
@@ -97,6 +101,7 @@ const HANDLERS: Handlers = {
   tool_result: (s, e, track) => track(s.onToolResult?.(e)),
   provider_output: (s, e, track) => track(s.onProviderOutput?.(e)),
   citation: (s, e, track) => track(s.onCitation?.(e)),
+  provider_meta: (s, e, track) => track(s.onProviderMeta?.(e)),
   usage: (s, e, track) => track(s.onUsage?.(e)),
   status: (s, e, track) => track(s.onStatus?.(e)),
   error: (s, e, track) => track(s.onError?.(e)),

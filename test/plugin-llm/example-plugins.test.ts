@@ -109,7 +109,7 @@ describe("the same lane over HTTP (a real loopback server mounting the handler)"
     const answer = await post(base, "/api/llm/complete-structured", { instructions: "Extract tasks.", input: [{ type: "text", text: NOTES }], json_schema: schema, schema_name: "meeting.tasks", purpose: "remote" }, { "x-llm-worker-registrant-token": "tok-remote" })
     expect(answer.status).toBe(200)
     expect(answer.body).toMatchObject({
-      ok: true, content_type: "json", provider: "openai", model: "gpt-4.1-mini", agent_id: "default",
+      ok: true, content_type: "json", provider: "openai", model: "replayed-model", requested_model: "gpt-4.1-mini", agent_id: "default",
       parsed: { tasks: [{ owner: "Ana", action: "ship the release", due: "2026-12-04" }, { action: "book the room" }] },
       usage: { input_tokens: 70, output_tokens: 30, total_tokens: 100, cost_source: "genai-prices" },
       audit: { plugin_id: "remote-notes", purpose: "remote", schema_name: "meeting.tasks", outcome: "ok" }

@@ -24,7 +24,7 @@ describe("the trust gate, closed by default (the seed's table)", () => {
   it("without config: the active provider and model with shape arguments", async () => {
     const { llm, active } = await setup(undefined)
     const result = await llm.complete({ messages: [{ role: "system", content: "Be brief." }, ...messages], temperature: 0.3, maxTokens: 64, timeout: 5, purpose: "tldr" })
-    expect(result).toMatchObject({ text: "from active", provider: "openai", model: "gpt-4.1-mini", agentId: "default" })
+    expect(result).toMatchObject({ text: "from active", provider: "openai", requestedModel: "gpt-4.1-mini", agentId: "default" })
     expect(JSON.parse(active.requests[0]?.body ?? "{}")).toMatchObject({ temperature: 0.3, max_completion_tokens: 64, messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "ping" }] })
   })
 
@@ -57,20 +57,20 @@ describe("the trust gate, closed by default (the seed's table)", () => {
     expect(sent()).toBe(0)
     const result = await llm.complete({ messages, model: "gpt-4.1" })
     // The model grant keeps the plugin on the active provider.
-    expect(result).toMatchObject({ provider: "openai", model: "gpt-4.1", text: "from active" })
+    expect(result).toMatchObject({ provider: "openai", requestedModel: "gpt-4.1", text: "from active" })
   })
 
   it("provider + model when both are granted", async () => {
     const { llm, other } = await setup({ allow_provider_override: true, allow_model_override: true })
     const result = await llm.complete({ messages, provider: "other", model: "gpt-4o-mini" })
-    expect(result).toMatchObject({ provider: "other", model: "gpt-4o-mini", text: "from other" })
+    expect(result).toMatchObject({ provider: "other", requestedModel: "gpt-4o-mini", text: "from other" })
     expect(other.requests[0]?.headers.authorization).toBe(`Bearer ${SECRET}`)
   })
 
   it("agentId uses that agent's model and credentials", async () => {
     const { llm, agent } = await setup({ allow_agent_id_override: true })
     const result = await llm.complete({ messages, agentId: "researcher" })
-    expect(result).toMatchObject({ agentId: "researcher", provider: "anthropic", model: "claude-sonnet-4-5", text: "from agent" })
+    expect(result).toMatchObject({ agentId: "researcher", provider: "anthropic", requestedModel: "claude-sonnet-4-5", text: "from agent" })
     expect(agent.requests).toHaveLength(1)
     expect(await rejection(llm.complete({ messages, agentId: "nobody" }))).toMatchObject({ _tag: "PluginLlmInputError", field: "agentId" })
   })
@@ -85,7 +85,7 @@ describe("the trust gate, closed by default (the seed's table)", () => {
   it("a built-in task with allow_task_override, routed by auxiliary.<task>", async () => {
     const { llm, other } = await setup({ allow_task_override: true }, { auxiliary: { summary: { provider: "other", model: "sum-model" } } })
     const result = await llm.complete({ messages, task: "summary" })
-    expect(result).toMatchObject({ provider: "other", model: "sum-model" })
+    expect(result).toMatchObject({ provider: "other", requestedModel: "sum-model" })
     expect(result.audit.task).toBe("summary")
     expect(other.requests).toHaveLength(1)
   })
@@ -104,7 +104,7 @@ describe("allowlists", () => {
   ]
   it.each(cases)("allowed_models %s", async (_, list, model, allowed) => {
     const { llm, sent } = await setup({ allow_model_override: true, ...(list === undefined ? {} : { allowed_models: list }) })
-    if (allowed) expect((await llm.complete({ messages, model })).model).toBe(model)
+    if (allowed) expect((await llm.complete({ messages, model })).requestedModel).toBe(model)
     else {
       expect(await rejection(llm.complete({ messages, model }))).toMatchObject({ _tag: "PluginLlmTrustError", override: "model", configKey: "plugins.entries.tldr.llm.allowed_models" })
       expect(sent()).toBe(0)

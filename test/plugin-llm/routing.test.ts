@@ -15,7 +15,7 @@ describe("fallback on 429 / 5xx / connection failure", () => {
     const backup = await answering("anthropic", "from backup")
     const { runtime, audit } = runtimeOn(active, { config: { llm: { providers: { backup: endpoint(backup, "anthropic") }, fallback: [{ provider: "backup", model: "claude-haiku-4-5" }] } } })
     const result = await runtime.llm.forPlugin("p").complete({ messages })
-    expect(result).toMatchObject({ text: "from backup", provider: "backup", model: "claude-haiku-4-5" })
+    expect(result).toMatchObject({ text: "from backup", provider: "backup", requestedModel: "claude-haiku-4-5" })
     expect(result.audit.hops).toEqual([{ provider: "openai", model: "gpt-4.1-mini", reason: "http_503", message: "HTTP 503" }])
     expect(audit[0]?.hops).toHaveLength(1)
   })
@@ -87,7 +87,7 @@ describe("images and vision routing", () => {
       config: { llm: { providers: { eyes: endpoint(vision, "anthropic") }, vision: { provider: "eyes", model: "claude-sonnet-4-5" } } }
     })
     const result = await runtime.llm.forPlugin("p").completeStructured({ instructions, input: [{ type: "image", data: PNG }], jsonMode: true })
-    expect(result).toMatchObject({ provider: "eyes", model: "claude-sonnet-4-5", contentType: "json", parsed: { caption: "a cat" } })
+    expect(result).toMatchObject({ provider: "eyes", requestedModel: "claude-sonnet-4-5", contentType: "json", parsed: { caption: "a cat" } })
     expect(result.audit.visionRouted).toBe(true)
     expect(active.requests).toHaveLength(0)
     const body = JSON.parse(vision.requests[0]?.body ?? "{}") as { messages: Array<{ content: Array<Record<string, unknown>> }> }

@@ -128,7 +128,7 @@ describe("usage, cost and audit", () => {
     expect(audit).toHaveLength(2)
     expect(audit.map((a) => a.kind)).toEqual(["complete", "complete"])
     expect(audit[0]).toEqual(result.audit)
-    expect(audit[0]).toMatchObject({ pluginId: "hooks", kind: "complete", provider: "openai", model: "gpt-4.1-mini", agentId: "default", purpose: "hooks.error-rewrite [2J", outcome: "ok", hops: [], visionRouted: false })
+    expect(audit[0]).toMatchObject({ pluginId: "hooks", kind: "complete", provider: "openai", requestedModel: "gpt-4.1-mini", agentId: "default", purpose: "hooks.error-rewrite [2J", outcome: "ok", hops: [], visionRouted: false })
     expect(audit[0]?.latencyMs).toBeGreaterThanOrEqual(0)
     expect(audit[1]?.outcome).toBe("PluginLlmInputError")
     await rejection(llm.completeStructured({ instructions: "", input: [] }))

@@ -39,7 +39,7 @@ describe("auxiliary tasks", () => {
     const active = await answering("openai-chat", "ok")
     const { runtime } = runtimeOn(active)
     const llm = runtime.llm.forPlugin("alpha")
-    expect(await llm.complete({ messages, task: "auto" })).toMatchObject({ provider: "openai", model: "gpt-4.1-mini" })
+    expect(await llm.complete({ messages, task: "auto" })).toMatchObject({ provider: "openai", requestedModel: "gpt-4.1-mini" })
     expect((await llm.complete({ messages, task: "auto" })).audit.task).toBeUndefined()
   })
 
@@ -54,11 +54,11 @@ describe("auxiliary tasks", () => {
     // The operator's choice needs no grant and wins over the defaults.
     const operated = runtimeOn(active, { config: { llm: llmSection, auxiliary: { classifier: { provider: "cheap", model: "cheap-1" } } } })
     operated.runtime.contextFor("alpha").registerAuxiliaryTask("classifier", { defaults: { provider: "openai", model: "gpt-4.1-nano" } })
-    expect(await operated.runtime.llm.forPlugin("alpha").complete({ messages, task: "classifier" })).toMatchObject({ provider: "cheap", model: "cheap-1", text: "cheap" })
+    expect(await operated.runtime.llm.forPlugin("alpha").complete({ messages, task: "classifier" })).toMatchObject({ provider: "cheap", requestedModel: "cheap-1", text: "cheap" })
     // With a model grant the plugin's default model applies.
     const granted = runtimeOn(active, { config: { llm: llmSection, plugins: { entries: { alpha: { llm: { allow_model_override: true } } } } } })
     granted.runtime.contextFor("alpha").registerAuxiliaryTask("classifier", { defaults: { model: "gpt-4.1-nano" } })
-    expect(await granted.runtime.llm.forPlugin("alpha").complete({ messages, task: "classifier" })).toMatchObject({ provider: "openai", model: "gpt-4.1-nano" })
+    expect(await granted.runtime.llm.forPlugin("alpha").complete({ messages, task: "classifier" })).toMatchObject({ provider: "openai", requestedModel: "gpt-4.1-nano" })
   })
 })
 

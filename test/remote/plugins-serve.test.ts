@@ -111,7 +111,7 @@ describe("plugins in `llm-worker serve` (a child process, the replay provider as
     expect(structured).toMatchObject({
       status: 200,
       body: {
-        ok: true, content_type: "json", provider: "openai", model: "gpt-4.1-mini", agent_id: "default", instance_id: instance,
+        ok: true, content_type: "json", provider: "openai", model: "replayed-model", requested_model: "gpt-4.1-mini", agent_id: "default", instance_id: instance,
         parsed: { tasks: [{ owner: "Ana", action: "ship the release" }, { action: "book the room" }] },
         usage: { input_tokens: 70, output_tokens: 30, total_tokens: 100 },
         audit: { plugin_id: "notes-remote", purpose: "remote", schema_name: "meeting.tasks", outcome: "ok" }

@@ -1,4 +1,4 @@
-import type { Event, RawUsage, StopReason, Usage } from "../event.ts"
+import type { Event, ProviderMeta, RawUsage, StopReason, Usage } from "../event.ts"
 import { USAGE_FIELDS } from "../usage.ts"
 
 /** One response gathered: its text, reasoning, tool calls' arguments by name, usage and stop reason. */
@@ -12,6 +12,8 @@ export interface CollectedResponse {
   /** The model and response id the provider stated at the start (the `started` status), when it did. */
   readonly model?: string
   readonly responseId?: string
+  /** What the provider reported about the response besides its output (moderation results), when it did. */
+  readonly providerMeta?: ReadonlyArray<ProviderMeta>
 }
 
 type Block = { kind: "text" | "thinking"; text: string } | { kind: "tool_use"; name: string; text: string }
@@ -30,6 +32,7 @@ export const collectResponse = async (events: AsyncIterable<Event>): Promise<Col
   let stopReason: StopReason | undefined
   let model: string | undefined
   let responseId: string | undefined
+  const providerMeta: Array<ProviderMeta> = []
   for await (const event of events) {
     switch (event.type) {
       case "block_start": {
@@ -65,6 +68,9 @@ export const collectResponse = async (events: AsyncIterable<Event>): Promise<Col
         if (event.model !== undefined) model = event.model
         if (event.responseId !== undefined) responseId = event.responseId
         break
+      case "provider_meta":
+        providerMeta.push(event.meta)
+        break
       default:
         break
     }
@@ -80,6 +86,7 @@ export const collectResponse = async (events: AsyncIterable<Event>): Promise<Col
     ...(rawUsage === undefined ? {} : { rawUsage }),
     ...(stopReason === undefined ? {} : { stopReason }),
     ...(model === undefined ? {} : { model }),
-    ...(responseId === undefined ? {} : { responseId })
+    ...(responseId === undefined ? {} : { responseId }),
+    ...(providerMeta.length === 0 ? {} : { providerMeta })
   }
 }

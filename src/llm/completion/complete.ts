@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { ArgumentSchema, InferArguments } from "../../schema/codec.ts"
 import type { LlmClient } from "../client.ts"
-import type { RawUsage, StopReason, Usage } from "../event.ts"
+import type { ProviderMeta, RawUsage, StopReason, Usage } from "../event.ts"
 import { Item } from "../item.ts"
 import { type LlmError, LlmConfigError, isLlmError } from "../llm-error.ts"
 import type { Request, RequestConfig } from "../request.ts"
@@ -35,6 +35,11 @@ export interface TextCompletion {
   readonly responseModel?: string
   /** The provider's id of the response (`chatcmpl-…`, `resp_…`, `msg_…`), when it states one. */
   readonly responseId?: string
+  /**
+   * What the provider reported about the response besides its output, as its own objects: OpenAI's moderation
+   * results (`kind: "moderation"`) when moderated completions were asked for. Absent when there was none.
+   */
+  readonly providerMeta?: ReadonlyArray<ProviderMeta>
   /** Settings the provider could not honour and that were left out (`client.validate`). */
   readonly warnings: ReadonlyArray<ConfigWarning>
 }
@@ -80,6 +85,7 @@ const send = async (client: LlmClient, request: Request, signal: AbortSignal | u
     model: client.model,
     ...(response.model === undefined ? {} : { responseModel: response.model }),
     ...(response.responseId === undefined ? {} : { responseId: response.responseId }),
+    ...(response.providerMeta === undefined ? {} : { providerMeta: response.providerMeta }),
     warnings
   }
   return { response, base }

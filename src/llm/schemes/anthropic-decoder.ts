@@ -8,6 +8,7 @@ import { MAX_PROVIDER_JSON_DEPTH, providerItem, providerJsonText } from "../prov
 import { jsonTextDepth, tooDeepMessage } from "../../schema/json-depth.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { boundedRawUsage } from "../raw-usage.ts"
+import { errorEvent } from "../raw-error.ts"
 import { startedEvent } from "../response-meta.ts"
 import { neutralUsage } from "../usage.ts"
 import { quote } from "../../schema/quote.ts"
@@ -134,9 +135,9 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
     return [event]
   }
 
-  const fail = (code: string, message: string, abortReason: string): Array<Event> => {
+  const fail = (code: string, message: string, abortReason: string, error?: unknown): Array<Event> => {
     finished = true
-    const events: Array<Event> = [{ type: "error", code, message }]
+    const events: Array<Event> = [errorEvent(code, message, error)]
     for (const block of open.values()) events.push({ type: "block_abort", index: block.index, reason: abortReason })
     open.clear()
     return [...events, ...takeUsage(), { type: "status", status: "failed" }]
@@ -338,7 +339,7 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
       case "ping":
         return [{ type: "ping" }]
       case "error":
-        return fail(event.error?.type ?? "error", event.error?.message ?? "Anthropic reported an error", event.error?.message ?? "provider error")
+        return fail(event.error?.type ?? "error", event.error?.message ?? "Anthropic reported an error", event.error?.message ?? "provider error", event.error)
       default:
         return []
     }

@@ -5,6 +5,7 @@ import { LlmProtocolError } from "../llm-error.ts"
 import { randomUuid } from "../random-uuid.ts"
 import { startedEvent } from "../response-meta.ts"
 import { boundedRawUsage } from "../raw-usage.ts"
+import { errorEvent } from "../raw-error.ts"
 import { providerItem, providerJsonText } from "../provider-item.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { neutralUsage } from "../usage.ts"
@@ -223,9 +224,9 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
     return [{ type: "block_abort", index, reason }]
   }
 
-  const fail = (code: string, message: string, abortReason: string): Array<Event> => {
+  const fail = (code: string, message: string, abortReason: string, error?: unknown): Array<Event> => {
     finished = true
-    const events: Array<Event> = [{ type: "error", code, message }]
+    const events: Array<Event> = [errorEvent(code, message, error)]
     if (current !== undefined) events.push({ type: "block_abort", index: current.index, reason: abortReason })
     current = undefined
     events.push(...abortStreamed(abortReason))
@@ -351,7 +352,7 @@ export const createGeminiDecoder = (options: GeminiDecoderOptions = {}, transpor
     if (typeof error === "object" && error !== null) {
       // The status name (UNAVAILABLE, RESOURCE_EXHAUSTED…) is what the transport's retry policy recognises.
       const code = error.status ?? (error.code === undefined ? "provider_error" : String(error.code))
-      return fail(code, error.message ?? `Gemini reported ${code}`, "the provider reported an error")
+      return fail(code, error.message ?? `Gemini reported ${code}`, "the provider reported an error", error)
     }
     if (chunk.usageMetadata !== undefined) usage = mergeUsage(usage, chunk.usageMetadata)
     const events: Array<Event> = []

@@ -6,6 +6,8 @@ import { utf8Length } from "../../tool/output-limit.ts"
 import type { ArgumentTally, ResponseLimits } from "../limits.ts"
 import { clip, quote } from "../../schema/quote.ts"
 import { parsedJsonText } from "../json-text.ts"
+import { providerJsonText } from "../provider-item.ts"
+import { errorEvent } from "../raw-error.ts"
 import { startedEvent } from "../response-meta.ts"
 import { ResponseCallIds } from "./call-ids.ts"
 import { BlockTracker } from "./openai-block-tracker.ts"
@@ -81,10 +83,10 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
   let lastUsage: JsonRecord | undefined
   let done = false
 
-  const fail = (code: string, message: string, out: Array<Event>) => {
+  const fail = (code: string, message: string, out: Array<Event>, error?: unknown) => {
     blocks.abortAll(message, out)
     if (lastUsage !== undefined) out.push(usageEvent(lastUsage, CHAT_USAGE))
-    out.push({ type: "error", code, message }, { type: "status", status: "failed" })
+    out.push(errorEvent(code, message, error), { type: "status", status: "failed" })
     done = true
   }
 
@@ -191,13 +193,16 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
     if (error !== undefined) {
       const detail = isRecord(error) ? error : {}
       const code = codeField(detail, "code") ?? stringField(detail, "type") ?? "provider_error"
-      fail(code, stringField(detail, "message") ?? clip(parsedJsonText(error), 2000), out)
+      fail(code, stringField(detail, "message") ?? clip(parsedJsonText(error), 2000), out, error)
       return
     }
     if (!started) {
       started = true
       out.push(startedEvent(record["model"], record["id"]))
     }
+    // Moderated completions: the results ride on a chunk of their own (null on every other chunk).
+    const moderation = record["moderation"]
+    if (isRecord(moderation)) out.push({ type: "provider_meta", meta: { scheme: "openai-chat", kind: "moderation", json: providerJsonText(moderation, "Chat moderation") } })
     const choices = record["choices"]
     if (Array.isArray(choices)) {
       for (let c = 0; c < choices.length; c++) {

@@ -1,5 +1,6 @@
 import type { Event, StopReason } from "../event.ts"
 import { providerItem, providerJsonText } from "../provider-item.ts"
+import { errorEvent } from "../raw-error.ts"
 import { startedEvent } from "../response-meta.ts"
 import type { StreamDecoder } from "../scheme.ts"
 import type { ToolNameMap } from "../../schema/tool-names.ts"
@@ -79,7 +80,7 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
   let sawToolCall = false
   let done = false
   /** The `error` event's details, once one came: the response has failed and awaits its `response.failed`. */
-  let reported: { readonly code: string; readonly message: string } | undefined
+  let reported: { readonly code: string; readonly message: string; readonly details: JsonRecord } | undefined
 
   /** `response` is the event's response object: `response.created`, the first event, names the model and id. */
   const start = (response: JsonRecord | undefined, out: Array<Event>) => {
@@ -317,19 +318,27 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
     })
   }
 
+  /** The response's moderation results (moderated completions), read off its terminal event, which holds them whole. */
+  const moderation = (response: JsonRecord | undefined, out: Array<Event>) => {
+    const found = response === undefined ? undefined : recordField(response, "moderation")
+    if (found !== undefined) out.push({ type: "provider_meta", meta: { scheme: "openai-responses", kind: "moderation", json: providerJsonText(found, "Responses moderation") } })
+  }
+
   const finish = (response: JsonRecord | undefined, stopReason: StopReason, out: Array<Event>) => {
     blocks.stopAll(out, stopReason)
+    moderation(response, out)
     const usage = response === undefined ? undefined : recordField(response, "usage")
     if (usage !== undefined) out.push(usageEvent(usage, RESPONSES_USAGE))
     out.push({ type: "status", status: "completed", stopReason })
     done = true
   }
 
-  const fail = (code: string, message: string, out: Array<Event>, response?: JsonRecord) => {
+  const fail = (code: string, message: string, out: Array<Event>, response?: JsonRecord, error?: JsonRecord) => {
     blocks.abortAll(message, out)
+    moderation(response, out)
     const usage = response === undefined ? undefined : recordField(response, "usage")
     if (usage !== undefined) out.push(usageEvent(usage, RESPONSES_USAGE))
-    if (reported === undefined) out.push({ type: "error", code, message })
+    if (reported === undefined) out.push(errorEvent(code, message, error))
     out.push({ type: "status", status: "failed" })
     done = true
   }
@@ -339,12 +348,12 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
    * OpenAI streams them) or at the top level (as the API reference documents the event). `code` may be null
    * while `type` names the error class.
    */
-  const errorDetails = (record: JsonRecord): { readonly code: string; readonly message: string } => {
+  const errorDetails = (record: JsonRecord): { readonly code: string; readonly message: string; readonly details: JsonRecord } => {
     const nested = recordField(record, "error")
     const details = nested ?? record
     const code = codeField(details, "code") ?? (nested === undefined ? undefined : stringField(details, "type"))
     const message = stringField(details, "message") ?? (nested === undefined ? undefined : stringField(record, "message"))
-    return { code: code ?? "provider_error", message: message ?? "the provider reported an error" }
+    return { code: code ?? "provider_error", message: message ?? "the provider reported an error", details }
   }
 
   const handle = (record: JsonRecord, type: string, out: Array<Event>) => {
@@ -362,7 +371,7 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
         if (reported !== undefined) return
         reported = errorDetails(record)
         blocks.abortAll(reported.message, out)
-        out.push({ type: "error", code: reported.code, message: reported.message })
+        out.push(errorEvent(reported.code, reported.message, reported.details))
         return
       }
       case "response.failed": {
@@ -371,7 +380,8 @@ export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: Respons
           (error && codeField(error, "code")) ?? "response_failed",
           (error && stringField(error, "message")) ?? "the response failed",
           out,
-          response
+          response,
+          error
         )
         return
       }

@@ -11,6 +11,7 @@ import {
   isLlmError
 } from "../llm-error.ts"
 import type { LlmError } from "../llm-error.ts"
+import { providerErrorOf } from "../raw-error.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { createSseParser } from "../sse.ts"
 import { AttemptAbort } from "./attempt-abort.ts"
@@ -296,16 +297,16 @@ async function* runAttempt(
     const decoder = call.decoder({ limits, argumentTally: meter })
     let held: Array<Event> = []
     let terminal = false
-    let providerError: { readonly code: string; readonly message: string } | undefined
+    let providerError: LlmProviderError | undefined
 
     // Decides where each decoded event goes; appends the events to hand over now to `out`.
     const route = (event: Event, fromEnd: boolean, out: Array<Event>): void => {
       // An error from `end()` describes the truncation itself, which is reported as a network error below.
       if (event.type === "error" && !fromEnd) {
         if (mayRetry && !progress.contentYielded && isTransientErrorCode(event.code)) {
-          throw new AttemptFailure(new LlmProviderError({ code: event.code, message: event.message }), true)
+          throw new AttemptFailure(providerErrorOf(event), true)
         }
-        providerError ??= { code: event.code, message: event.message }
+        providerError ??= providerErrorOf(event)
       }
       if (!fromEnd && isTerminal(event)) terminal = true
       if (progress.contentYielded) {
@@ -427,7 +428,7 @@ async function* runAttempt(
       if (last.length > 0) yield { events: last, cancellable: false }
     }
     if (held.length > 0) yield { events: held, cancellable: false }
-    if (providerError !== undefined) throw new AttemptFailure(new LlmProviderError(providerError), false)
+    if (providerError !== undefined) throw new AttemptFailure(providerError, false)
     if (!finished) throw new AttemptFailure(new LlmNetworkError({ message: "The stream ended before the provider's terminal event" }), false)
   } finally {
     timer.dispose()

@@ -83,7 +83,7 @@ describe("Anthropic stream decoder", () => {
       { type: "block_start", index: 0, block: { kind: "text" } },
       { type: "ping" },
       { type: "block_delta", index: 0, delta: { kind: "text", text: "Let me think about" } },
-      { type: "error", code: "overloaded_error", message: "Overloaded" },
+      { type: "error", code: "overloaded_error", message: "Overloaded", raw: { type: "overloaded_error", message: "Overloaded" } },
       { type: "block_abort", index: 0, reason: "Overloaded" },
       { type: "usage", inputTokens: 30, outputTokens: 1, totalTokens: 31, cacheReadTokens: 0, cacheWriteTokens: 0 },
       { type: "status", status: "failed" }

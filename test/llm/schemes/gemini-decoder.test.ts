@@ -196,7 +196,7 @@ describe("Gemini errors inside the stream", () => {
     expect(first.map((e) => e.type)).toEqual(["status", "block_start", "block_delta"])
     const error = { error: { code: 503, message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" } }
     expect(decoder.push({ event: "message", data: JSON.stringify(error) })).toEqual([
-      { type: "error", code: "UNAVAILABLE", message: "The model is overloaded. Please try again later." },
+      { type: "error", code: "UNAVAILABLE", message: "The model is overloaded. Please try again later.", raw: error.error },
       { type: "block_abort", index: 0, reason: "the provider reported an error" },
       { type: "status", status: "failed" }
     ])

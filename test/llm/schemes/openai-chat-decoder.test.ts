@@ -100,7 +100,7 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
       text(0, " me"),
       text(0, " think"),
       { type: "block_abort", index: 0, reason: message },
-      { type: "error", code: "server_error", message },
+      { type: "error", code: "server_error", message, raw: { message, type: "server_error", param: null, code: null } },
       { type: "status", status: "failed" }
     ])
   })
@@ -114,7 +114,7 @@ describe("OpenAI Chat decoder on recorded-style streams", () => {
       text(0, " of France"),
       { type: "block_abort", index: 0, reason: message },
       { type: "usage", inputTokens: 14, outputTokens: 4, totalTokens: 18 },
-      { type: "error", code: "502", message },
+      { type: "error", code: "502", message, raw: { code: 502, message, metadata: { provider_name: "Mistral", raw: "connection reset" } } },
       { type: "status", status: "failed" }
     ])
   })
@@ -231,6 +231,6 @@ describe("numeric error codes from compatible servers", () => {
   it("keeps a numeric code (OpenRouter's 502) so the retry policy can recognise it", () => {
     const decoder = openAiChatScheme.decoder()
     const events = decoder.push({ event: "message", data: '{"error":{"code":502,"message":"Bad gateway"}}' })
-    expect(events).toContainEqual({ type: "error", code: "502", message: "Bad gateway" })
+    expect(events).toContainEqual({ type: "error", code: "502", message: "Bad gateway", raw: { code: 502, message: "Bad gateway" } })
   })
 })

@@ -97,7 +97,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
       text(0, " me"),
       text(0, " think"),
       { type: "block_abort", index: 0, reason: message },
-      { type: "error", code: "server_error", message },
+      { type: "error", code: "server_error", message, raw: { type: "error", code: "server_error", message, param: null, sequence_number: 7 } },
       { type: "status", status: "failed" }
     ])
   })
@@ -105,7 +105,7 @@ describe("OpenAI Responses decoder on recorded-style streams", () => {
   it("failed: response.failed reports the response's error", () => {
     expect(decode("failed")).toEqual([
       { ...started, model: "gpt-4.1-mini-2025-04-14", responseId: "resp_68c1f7b8c9d0e1f2a3b4c5d6e7f8a9b0" },
-      { type: "error", code: "server_error", message: "The model failed to generate a response." },
+      { type: "error", code: "server_error", message: "The model failed to generate a response.", raw: { code: "server_error", message: "The model failed to generate a response." } },
       { type: "status", status: "failed" }
     ])
   })

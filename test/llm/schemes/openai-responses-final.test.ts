@@ -56,7 +56,7 @@ describe("Responses errors keep the provider's code and message", () => {
   it("error-nested: details under `error`, then response.failed — one error, the provider's, then failed", () => {
     expect(decode("error-nested")).toEqual([
       { type: "status", status: "started", model: "gpt-5-mini-2025-08-07", responseId: "resp_77aa01" },
-      { type: "error", code: "insufficient_quota", message: MESSAGE },
+      { type: "error", code: "insufficient_quota", message: MESSAGE, raw: { type: "insufficient_quota", code: "insufficient_quota", message: MESSAGE, param: null } },
       { type: "status", status: "failed" }
     ])
   })
@@ -78,7 +78,7 @@ describe("Responses errors keep the provider's code and message", () => {
   it("an `error` without response.failed still fails with its details when the stream ends", () => {
     const sse = fixture("error-nested").split("event: response.failed")[0]!
     const events = decodeText(sse)
-    expect(events.filter((e) => e.type === "error")).toEqual([{ type: "error", code: "insufficient_quota", message: MESSAGE }])
+    expect(events.filter((e) => e.type === "error")).toEqual([{ type: "error", code: "insufficient_quota", message: MESSAGE, raw: { type: "insufficient_quota", code: "insufficient_quota", message: MESSAGE, param: null } }])
     expect(events.at(-1)).toEqual({ type: "status", status: "failed" })
   })
 
@@ -86,7 +86,7 @@ describe("Responses errors keep the provider's code and message", () => {
     const events = decodeText(
       `data: {"type":"error","error":{"type":"invalid_request_error","code":null,"message":"Bad input.","param":"input"}}\n\n`
     )
-    expect(events).toContainEqual({ type: "error", code: "invalid_request_error", message: "Bad input." })
+    expect(events).toContainEqual({ type: "error", code: "invalid_request_error", message: "Bad input.", raw: { type: "invalid_request_error", code: null, message: "Bad input.", param: "input" } })
   })
 
   it("response.failed alone reports the response's error; output after an `error` event is ignored", () => {
@@ -99,7 +99,7 @@ describe("Responses errors keep the provider's code and message", () => {
       ].join("\n\n") + "\n\n"
     )
     expect(withoutRawUsage(events)).toEqual([
-      { type: "error", code: "server_error", message: "Boom." },
+      { type: "error", code: "server_error", message: "Boom.", raw: { code: "server_error", message: "Boom." } },
       { type: "usage", inputTokens: 3, outputTokens: 0, totalTokens: 3 },
       { type: "status", status: "failed" }
     ])
