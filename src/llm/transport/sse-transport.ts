@@ -15,6 +15,7 @@ import { providerErrorOf } from "../raw-error.ts"
 import type { DecoderOptions, SseMessage, StreamDecoder } from "../scheme.ts"
 import { createSseParser } from "../sse.ts"
 import { AttemptAbort } from "./attempt-abort.ts"
+import { callCredentials, withoutCredentials } from "./call-credentials.ts"
 import { connectionRefusedMessage, isConnectionRefused } from "./connection-refused.ts"
 import { eventsOf } from "./event-batches.ts"
 import { createUtf8Reads } from "./utf8-reads.ts"
@@ -225,6 +226,9 @@ async function* runAttempt(
   const forwardAbort = () => attempt.abort()
   signal?.addEventListener("abort", forwardAbort, { once: true })
   const timer = new PhaseTimer(attempt, total)
+  // What the provider answers may quote the call's own key; it is taken out of every error reported from it.
+  let credentials: ReturnType<typeof callCredentials> | undefined
+  const secrets = () => (credentials ??= callCredentials(call.url, call.headers))
   const fail = (cause: unknown): AttemptFailure => {
     const classified = classifyRejection(cause, signal, timer)
     const refused = classified._tag === "LlmNetworkError" && isConnectionRefused(cause) ? connectionRefusedMessage(call.url, options.provider) : undefined
@@ -258,7 +262,7 @@ async function* runAttempt(
     }
 
     if (!response.ok) {
-      const body = await readWholeBody(options.maxErrorBodyBytes)
+      const body = secrets().redactSecrets(await readWholeBody(options.maxErrorBodyBytes))
       throw new AttemptFailure(
         new LlmHttpError({ status: response.status, body, message: `HTTP ${response.status} from ${where}` }),
         isRetryableStatus(response.status),
@@ -272,14 +276,14 @@ async function* runAttempt(
     const contentType = response.headers.get("content-type")
     const media = mediaType(contentType)
     if (media === "application/json") {
-      const body = await readWholeBody(options.maxErrorBodyBytes)
+      const body = secrets().redactSecrets(await readWholeBody(options.maxErrorBodyBytes))
       throw new AttemptFailure(
         new LlmProtocolError({ message: `Expected an event stream from ${where}, got application/json: ${body}` }),
         false
       )
     }
     if (media !== undefined && media !== "text/event-stream") {
-      const head = await readWholeBody(QUOTED_BODY_CHARS * 4)
+      const head = secrets().redactSecrets(await readWholeBody(QUOTED_BODY_CHARS * 4))
       throw new AttemptFailure(
         new LlmProtocolError({
           message: `Expected an event stream from ${where}, got Content-Type "${printable(contentType ?? "", 100)}"; the body starts "${printable(head, QUOTED_BODY_CHARS)}"`
@@ -300,7 +304,8 @@ async function* runAttempt(
     let providerError: LlmProviderError | undefined
 
     // Decides where each decoded event goes; appends the events to hand over now to `out`.
-    const route = (event: Event, fromEnd: boolean, out: Array<Event>): void => {
+    const route = (decoded: Event, fromEnd: boolean, out: Array<Event>): void => {
+      const event = withoutCredentials(decoded, secrets)
       // An error from `end()` describes the truncation itself, which is reported as a network error below.
       if (event.type === "error" && !fromEnd) {
         if (mayRetry && !progress.contentYielded && isTransientErrorCode(event.code)) {

@@ -1,0 +1,50 @@
+import { SecretRedactor } from "../../redact/secrets.ts"
+import type { Event } from "../event.ts"
+import { boundedRawError } from "../raw-error.ts"
+
+/**
+ * Header and query parameter names that carry a credential: `Authorization`, `x-api-key`, `x-goog-api-key`,
+ * `api-key`, `?key=`, any `…token…`, a signature (`sig`).
+ */
+const CREDENTIAL_NAME = /auth|key|token|secret|password|cookie|sig/i
+
+/**
+ * The credentials one call sends (credential headers, with and without their `Bearer ` scheme; the URL's userinfo
+ * and credential query values), as a redactor for what the provider answers. A provider may echo the key back in an error
+ * (its `code`, its message, any field of its error object, an HTTP error body); the caller's own key must not
+ * reach its logs through our error. Built only when an error is to be reported.
+ */
+export const callCredentials = (url: string, headers: Readonly<Record<string, string>>): SecretRedactor => {
+  const redactor = new SecretRedactor()
+  for (const [name, value] of Object.entries(headers)) {
+    if (!CREDENTIAL_NAME.test(name)) continue
+    redactor.add(value, value.replace(/^[A-Za-z]+\s+/, ""))
+  }
+  try {
+    const parsed = new URL(url)
+    redactor.add(decodeURIComponent(parsed.username), decodeURIComponent(parsed.password))
+    for (const [name, value] of parsed.searchParams) if (CREDENTIAL_NAME.test(name)) redactor.add(value)
+  } catch {
+    // Not a URL the transport could have called; nothing was sent with it.
+  }
+  return redactor
+}
+
+/**
+ * An event with the call's credentials taken out of the text a provider's error puts in it: an `error` event's
+ * code, message and provider object, and a `block_abort`'s reason (decoders abort open blocks with the error's
+ * message). Every other event is returned as it is, without a look.
+ */
+export const withoutCredentials = (event: Event, redactor: () => SecretRedactor): Event => {
+  if (event.type === "block_abort") {
+    const reason = redactor().redactSecrets(event.reason)
+    return reason === event.reason ? event : { ...event, reason }
+  }
+  if (event.type !== "error") return event
+  const secrets = redactor()
+  const code = secrets.redactSecrets(event.code)
+  const message = secrets.redactSecrets(event.message)
+  const raw = event.raw === undefined ? undefined : boundedRawError(secrets.redactValue(event.raw))
+  if (code === event.code && message === event.message && (raw === undefined || JSON.stringify(raw) === JSON.stringify(event.raw))) return event
+  return raw === undefined ? { type: "error", code, message } : { type: "error", code, message, raw }
+}
