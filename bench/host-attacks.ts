@@ -46,8 +46,15 @@ const chatToolCalls = (calls: ReadonlyArray<readonly [string, string]>): string 
 const chatText = (text: string): string =>
   sseText([{ data: chunk("c2", { role: "assistant", content: text }, null) }, { data: chunk("c2", {}, "stop") }, { data: usageChunk("c2") }, { data: "[DONE]" }])
 
+/**
+ * A host whose first answer is a warm-up's: `warm` runs one ordinary turn before an attack, so what is measured
+ * is the attack against a host that is already serving, not its first turn's module loading and compilation.
+ */
 const startHost = async (script: ReadonlyArray<string>): Promise<Host> => {
-  const provider = await startReplayProvider({ scheme: "openai-chat", script: script.map((transcript) => ({ kind: "stream" as const, transcript })) })
+  const provider = await startReplayProvider({
+    scheme: "openai-chat",
+    script: [chatText(JSON.stringify({ s: "aaa" })), ...script].map((transcript) => ({ kind: "stream" as const, transcript }))
+  })
   const dir = mkdtempSync(join(tmpdir(), "llm-worker-attacks-"))
   const config = join(dir, "llm-worker.yaml")
   writeFileSync(config, "roles:\n  default:\n    provider: openai\n    model: gpt-4.1-mini\n")
@@ -76,6 +83,15 @@ const startHost = async (script: ReadonlyArray<string>): Promise<Host> => {
       await provider.close()
     }
   }
+}
+
+/** One ordinary chat turn, or (with a token) one ordinary structured answer, before the attack. */
+const warm = async (host: Host, token?: string): Promise<void> => {
+  const answer =
+    token === undefined
+      ? await post(host, "/api/chat", { message: "hello" })
+      : await post(host, "/api/llm/complete-structured", { instructions: "answer", input: [{ type: "text", text: "x" }], json_schema: PATTERN_SCHEMA, schema_name: "s" }, { "x-llm-worker-registrant-token": token })
+  if (answer.status !== 200) throw new Error(`warm-up failed: ${JSON.stringify(answer.body)}`)
 }
 
 const post = async (host: Host, path: string, body: unknown, headers: Readonly<Record<string, string>> = {}): Promise<{ status: number; body: Record<string, unknown> }> => {
@@ -114,24 +130,49 @@ interface Watch {
   peakRss: number
 }
 
-/** Asks for health every 20 ms and samples the host's RSS until `attack` settles. */
+/**
+ * The health poller runs in a process of its own: this one also serves the replay provider (up to 112 MiB of
+ * stream) and the attackers, and its own busy loop must not be counted as the host's.
+ */
+const POLLER = `
+const url = process.argv[1]
+let done = false
+process.on("SIGTERM", () => { done = true })
+;(async () => {
+  // The first request pays for this process's own start (the fetch machinery, the connection): not the host's.
+  await fetch(url).then((r) => r.text())
+  process.stdout.write("ready\\n")
+  while (!done) {
+    const started = performance.now()
+    await fetch(url).then((r) => r.text()).catch(() => "")
+    process.stdout.write((performance.now() - started).toFixed(3) + "\\n")
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+})()
+`
+
+/** Asks for health every 20 ms (from another process) and samples the host's RSS until `attack` settles. */
 const watched = async <A>(host: Host, attack: () => Promise<A>): Promise<{ readonly result: A | Error; readonly watch: Watch; readonly idleRss: number }> => {
   const pid = host.child.pid as number
   const idleRss = rssOf(pid)
   const watch: Watch = { latencies: [], peakRss: idleRss }
-  let done = false
-  const poll = (async () => {
-    while (!done) {
-      const started = performance.now()
-      await fetch(`${host.url}/api/health`).then((r) => r.text()).catch(() => "")
-      watch.latencies.push(performance.now() - started)
-      watch.peakRss = Math.max(watch.peakRss, rssOf(pid))
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  })()
+  const poller = spawn(process.execPath, ["-e", POLLER, `${host.url}/api/health`], { stdio: ["ignore", "pipe", "inherit"] })
+  let output = ""
+  const ready = new Promise<void>((resolve) =>
+    poller.stdout.on("data", (data: Buffer) => {
+      output += data.toString("utf8")
+      if (output.startsWith("ready\n")) resolve()
+    })
+  )
+  await ready
+  const sampler = setInterval(() => void (watch.peakRss = Math.max(watch.peakRss, rssOf(pid))), 20)
   const result = await attack().catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
-  done = true
-  await poll
+  clearInterval(sampler)
+  watch.peakRss = Math.max(watch.peakRss, rssOf(pid))
+  const exited = new Promise((resolve) => poller.once("exit", resolve))
+  poller.kill("SIGTERM")
+  await exited
+  watch.latencies.push(...output.split("\n").filter((line) => line !== "" && line !== "ready").map(Number))
   return { result, watch, idleRss }
 }
 
@@ -167,6 +208,7 @@ const toolCallOutcome = (answer: { body: Record<string, unknown> }): string => {
 const regexInRemoteTool = async (): Promise<void> => {
   const host = await startHost([chatToolCalls([["check", JSON.stringify({ s: HOSTILE })]]), chatText("done")])
   const callback = await startCallback('{"output":"ok"}')
+  await warm(host)
   const registered = await post(host, "/api/tools/register", { name: "check", description: "checks s", parameters: PATTERN_SCHEMA, callback_url: callback.url, source: "attacker" })
   const run = await watched(host, async () => {
     if (registered.status !== 200) return registered
@@ -182,6 +224,7 @@ const regexInStructured = async (): Promise<void> => {
   const callback = await startCallback('{"output":"ok"}')
   const registered = await post(host, "/api/tools/register", { name: "note", description: "n", parameters: { type: "object", properties: {} }, callback_url: callback.url, source: "attacker" })
   const token = String(registered.body["registrant_token"] ?? registered.body["token"] ?? "")
+  await warm(host, token)
   const run = await watched(host, () =>
     post(host, "/api/llm/complete-structured", { instructions: "answer", input: [{ type: "text", text: "x" }], json_schema: PATTERN_SCHEMA, schema_name: "s" }, { "x-llm-worker-registrant-token": token })
   )
@@ -196,9 +239,10 @@ const largeArguments = async (): Promise<void> => {
   const calls = Array.from({ length: 16 }, (_, i) => ["sink", big(i)] as const)
   const host = await startHost([chatToolCalls(calls), chatText("done")])
   const callback = await startCallback('{"output":"ok"}')
+  await warm(host)
   await post(host, "/api/tools/register", { name: "sink", description: "takes text", parameters: { type: "object", properties: { text: { type: "string" } } }, callback_url: callback.url, source: "attacker" })
   const run = await watched(host, () => post(host, "/api/chat", { message: "go" }))
-  const next = host.provider.requests[1]?.body.length
+  const next = host.provider.requests[2]?.body.length
   record("16 tool calls × 7 MiB of arguments in one response", run, `${run.result instanceof Error ? "" : toolCallOutcome(run.result as { body: Record<string, unknown> })}; next request ${next === undefined ? "not sent" : formatBytes(next)}`)
   await callback.close()
   await host.close()
@@ -208,6 +252,7 @@ const deepCallbackAnswer = async (): Promise<void> => {
   const depth = 200_000
   const host = await startHost([chatToolCalls([["deep", "{}"]]), chatText("done")])
   const callback = await startCallback(`{"output":${"[".repeat(depth)}${"]".repeat(depth)}}`)
+  await warm(host)
   await post(host, "/api/tools/register", { name: "deep", description: "d", parameters: { type: "object", properties: {} }, callback_url: callback.url, source: "attacker" })
   const run = await watched(host, () => post(host, "/api/chat", { message: "go" }))
   record("a callback answering 200,000 nested arrays", run, run.result instanceof Error ? "" : toolCallOutcome(run.result as { body: Record<string, unknown> }))

@@ -97,6 +97,18 @@ describe("a schema pattern cannot freeze `llm-worker serve` (a child process)", 
     })
     expect(refused).toMatchObject({ status: 422, body: { ok: false } })
     expect(JSON.stringify(refused.body)).toContain("lookahead ((?=…) or (?!…)) is not supported by the linear-time engine")
+    // A pattern too large to parse (8,000 nested groups; 64 KiB of pattern) is refused by its size, before any parser.
+    for (const [pattern, said] of [[`${"(".repeat(8_000)}a${")".repeat(8_000)}`, "nest deeper than 100 levels"], ["a".repeat(65_536), "at most 16384 are read"]] as const) {
+      const tooLarge = await api(host, "POST", "/api/tools/register", {
+        name: "too_large",
+        parameters: { type: "object", properties: { s: { type: "string", pattern } } },
+        callback_url: plugin.url,
+        source: "hostile-plugin"
+      }, {})
+      expect(tooLarge.status).toBe(422)
+      expect(JSON.stringify(tooLarge.body)).toContain(said)
+      expect(JSON.stringify(tooLarge.body)).not.toContain("Maximum call stack")
+    }
     const tools = (await api(host, "GET", "/api/tools")).body as { roles: { default: ReadonlyArray<{ name: string }> } }
     expect(tools.roles.default.map((t) => t.name)).toEqual(["match_a"])
   })

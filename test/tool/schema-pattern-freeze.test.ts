@@ -1,3 +1,4 @@
+import { UnsupportedSchemaError } from "../../src/schema/normalize.ts"
 import { afterEach, describe, expect, it } from "vitest"
 import { z } from "zod"
 import { createLlmClient, defineTool, jsonSchema, makeArgumentCodec, Worker } from "../../src/index.ts"
@@ -66,5 +67,24 @@ describe("a developer's schema pattern against a model's hostile value (in proce
     expect(() => makeArgumentCodec(jsonSchema({ type: "object", properties: { s: { type: "string", pattern: "^(?!-)[a-z-]+$" } } }), { untrustedSchema: true })).toThrow(
       /pattern "\^\(\?!-\)\[a-z-\]\+\$" at \/properties\/s\/pattern cannot be used: lookahead/
     )
+  })
+
+  it("a pattern too large to parse is a typed refusal, never a stack overflow: 20,000 nested groups, from either side", () => {
+    const nested = (n: number) => jsonSchema({ type: "object", properties: { s: { type: "string", pattern: `${"(".repeat(n)}a${")".repeat(n)}` } } })
+    const deep = nested(20_000)
+    expect(() => makeArgumentCodec(deep, { untrustedSchema: true })).toThrow(UnsupportedSchemaError)
+    expect(() => makeArgumentCodec(deep, { untrustedSchema: true })).toThrow(/it is 40001 characters long; at most 16384 are read/)
+    expect(() => makeArgumentCodec(nested(8_000), { untrustedSchema: true })).toThrow(/groups nest deeper than 100 levels/)
+    expect(makeArgumentCodec(nested(100), { untrustedSchema: true }).decode({ s: "a" })).toMatchObject({ ok: true })
+    // A developer's schema is compiled on first use; the refusal is the same typed error.
+    const thrown = (() => {
+      try {
+        makeArgumentCodec(deep).decode({ s: "a" })
+        return undefined
+      } catch (error) {
+        return error
+      }
+    })()
+    expect(thrown).toBeInstanceOf(UnsupportedSchemaError)
   })
 })

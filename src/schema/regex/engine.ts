@@ -22,11 +22,38 @@ export type LinearPattern = { readonly ok: true; readonly matcher: PatternMatche
 /** RE2's messages start with this; the rest names the construct. */
 const RE2_PREFIX = "error parsing regexp: "
 
+/** Longest pattern source compiled (UTF-16 code units); a generated list of alternatives fits, a megabyte does not. */
+export const MAX_PATTERN_CHARS = 16_384
+/** Deepest nesting of groups and classes in a pattern: the parsers that read a pattern recurse per level. */
+export const MAX_PATTERN_NESTING = 100
+
+/**
+ * Why `source` is too large to be parsed at all, or undefined. A linear scan that runs before any parser does:
+ * group depth is counted on `(` and `)` outside classes and escapes (an approximation that can only overcount
+ * classes as one level), so 20,000 nested groups are refused here instead of overflowing a parser's stack.
+ */
+export const patternSizeProblem = (source: string): string | undefined => {
+  if (source.length > MAX_PATTERN_CHARS) return `it is ${source.length} characters long; at most ${MAX_PATTERN_CHARS} are read`
+  let depth = 0
+  let inClass = false
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i)
+    if (c === 0x5c) i++ // a backslash escapes the next character
+    else if (inClass) inClass = c !== 0x5d
+    else if (c === 0x5b) inClass = true
+    else if (c === 0x28 && ++depth > MAX_PATTERN_NESTING) return `its groups nest deeper than ${MAX_PATTERN_NESTING} levels`
+    else if (c === 0x29) depth = Math.max(0, depth - 1)
+  }
+  return undefined
+}
+
 /**
  * `source` (an ECMAScript pattern with the `u` flag, as JSON Schema reads it) compiled for re2js, whose matching
  * time is linear in the input's length whatever the pattern; or why it cannot be.
  */
 export const compileLinear = (source: string): LinearPattern => {
+  const tooLarge = patternSizeProblem(source)
+  if (tooLarge !== undefined) return { ok: false, reason: tooLarge }
   const translated = translatePattern(source)
   if (!translated.ok) return translated
   let compiled: RE2JS
@@ -65,7 +92,11 @@ export const linearOnlyEngine: PatternEngine = Object.assign(
 export const linearFirstEngine: PatternEngine = Object.assign(
   (source: string, flags: string): PatternMatcher => {
     const linear = compileLinear(source)
-    return linear.ok ? linear.matcher : new RegExp(source, flags)
+    if (linear.ok) return linear.matcher
+    // A pattern too large to parse is refused, not handed to RegExp's parser.
+    const tooLarge = patternSizeProblem(source)
+    if (tooLarge !== undefined) throw new UnsupportedSchemaError({ message: `pattern ${JSON.stringify(clip(source, 120))}: ${tooLarge}` })
+    return new RegExp(source, flags)
   },
   { code: "llmWorkerLinearFirstPattern" }
 )
