@@ -33,7 +33,7 @@ describe("the core client keeps its own key out of the errors it reports, wherev
         const shown = `${thrown === undefined ? "" : surfacesOf(thrown)}\n${JSON.stringify(events)}`
         expect(leaks(shown, key), shown.slice(0, 2000)).toBe(false)
       }),
-      { numRuns: 40 }
+      { numRuns: 100 }
     )
   })
 

@@ -30,12 +30,25 @@ export const callCredentials = (url: string, headers: Readonly<Record<string, st
   return redactor
 }
 
+/** Whether a (bounded, small) JSON value has a string anywhere in it. */
+const holdsText = (value: unknown): boolean => {
+  if (typeof value === "string") return true
+  if (typeof value !== "object" || value === null) return false
+  for (const item of Object.values(value)) if (holdsText(item)) return true
+  return false
+}
+
 /**
  * An event with the call's credentials taken out of the text a provider's error puts in it: an `error` event's
- * code, message and provider object, and a `block_abort`'s reason (decoders abort open blocks with the error's
- * message). Every other event is returned as it is, without a look.
+ * code, message and provider object, a `block_abort`'s reason (decoders abort open blocks with the error's
+ * message), and text inside a usage event's raw copy (an error chunk's usage may carry anything). Every other event is returned as it is, without a look.
  */
 export const withoutCredentials = (event: Event, redactor: () => SecretRedactor): Event => {
+  if (event.type === "usage") {
+    // Raw usage is numbers, except where a provider puts text beside them (an error chunk's usage can carry anything).
+    if (event.raw === undefined || !holdsText(event.raw)) return event
+    return { ...event, raw: redactor().redactValue(event.raw) }
+  }
   if (event.type === "block_abort") {
     const reason = redactor().redactSecrets(event.reason)
     return reason === event.reason ? event : { ...event, reason }
