@@ -392,7 +392,8 @@ async function* runAttempt(
             for (let i = 0; i < events.length; i++) meter.check(events[i] as Event)
           } catch (cause) {
             const error = isLlmError(cause) ? cause : new LlmProtocolError({ message: cause instanceof Error ? cause.message : String(cause) })
-            failure = new AttemptFailure(error, false)
+            // A decoder's protocol error quotes the event it could not read, and with it whatever the provider echoed.
+            failure = new AttemptFailure(error._tag === "LlmProtocolError" ? new LlmProtocolError({ message: secrets().redactSecrets(error.message) }) : error, false)
             closes = true
             break
           }
