@@ -37,6 +37,12 @@ export const ClearBody = z.strictObject({
   source: z.string({ error: "source is required" }).min(1, "source must be at least 1 character").max(128)
 })
 
+export const ClaimBody = z
+  .strictObject({
+    source: z.string({ error: "source is required" }).min(1, "source must be at least 1 character").max(128).regex(/^[^\p{C}]+$/u, "a source must not contain control characters")
+  })
+  .describe("POST /api/sources/claim")
+
 export const ChatBody = z.strictObject({
   role: roleField.describe("The role to talk to; the default role when null or absent"),
   message: z.string().min(1, "message must not be empty").max(1024 * 1024)
@@ -72,6 +78,8 @@ export const RegisterResponse = z.object({
 })
 
 export const UnregisterResponse = z.object({ ok: z.boolean(), unregistered: z.string(), ...RoleChanges, ...Instance })
+export const ClaimResponse = z.object({ ok: z.literal(true), source: z.string(), owner: z.literal("claimed"), ...Instance })
+
 export const ClearResponse = z.object({ ok: z.boolean(), cleared: z.array(z.string()), source: z.string(), ...RoleChanges, ...Instance })
 
 const ListedTool = z.object({

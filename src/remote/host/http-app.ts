@@ -14,7 +14,7 @@ import { ACCESS_KEY_HEADER, INSTANCE_HEADER, OPERATOR_TOKEN_HEADER, REGISTRANT_T
 import { createPluginLlmHandler } from "../../plugin-llm/http-handler.ts"
 import type { PluginRuntime } from "../../plugin-llm/plugin-runtime.ts"
 import type { SecretRedactor } from "../../redact/secrets.ts"
-import { ChatBody, ClearBody, CommandBody, CompleteBody, CompleteStructuredBody, RegisterBody, UnregisterBody } from "./api-schemas.ts"
+import { ChatBody, ClaimBody, ClearBody, CommandBody, CompleteBody, CompleteStructuredBody, RegisterBody, UnregisterBody } from "./api-schemas.ts"
 import { issuePath } from "./config.ts"
 import { isLoopbackAddress } from "./loopback.ts"
 import { openApiDocument } from "./openapi.ts"
@@ -209,6 +209,11 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
   app.post("/api/tools/clear", async (c) => {
     const body = await readJson(c, ClearBody)
     return body.ok ? reply(c, state.clear(body.value, token(c))) : body.response
+  })
+
+  app.post("/api/sources/claim", async (c) => {
+    const body = await readJson(c, ClaimBody)
+    return body.ok ? reply(c, state.claimSource(body.value.source, token(c))) : body.response
   })
 
   app.get("/api/tools", (c) => reply(c, state.list(c.req.query("role"))))

@@ -3,6 +3,8 @@ import { ACCESS_KEY_HEADER, DELIVERY_HEADER, INSTANCE_HEADER, OPERATOR_TOKEN_HEA
 import {
   ChatBody,
   ChatResponse,
+  ClaimBody,
+  ClaimResponse,
   ClearBody,
   ClearResponse,
   CommandBody,
@@ -104,6 +106,15 @@ export const openApiDocument = (version: string): Record<string, unknown> => ({
         parameters: [tokenHeader],
         requestBody: { required: true, ...json(ClearBody, "input") },
         responses: { "200": { description: "per-role outcome", ...json(ClearResponse, "output") }, ...errors(403, 404, 409, 413, 422) }
+      }
+    },
+    "/api/sources/claim": {
+      post: {
+        summary: "Claim a source without registering a tool",
+        description: "For a plugin that only calls `/api/llm/*`: its registrant token then names it. Released by `POST /api/tools/clear` of the source (a plugin's shutdown) or a host restart.",
+        parameters: [{ ...registerTokenHeader, required: true }],
+        requestBody: { required: true, ...json(ClaimBody, "input") },
+        responses: { "200": { description: "the source is claimed by the token", ...json(ClaimResponse, "output") }, ...errors(401, 403, 409, 413, 422, 429) }
       }
     },
     "/api/tools": {

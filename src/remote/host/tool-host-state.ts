@@ -289,6 +289,21 @@ export class ToolHostState {
     }
   }
 
+  /**
+   * Claims a source without registering a tool: how a plugin that only calls `ctx.llm` over HTTP becomes known
+   * (its token then opens `/api/llm/*`). Same rules as a registration's claim; presenting the source's own token
+   * again is a no-op. The claim holds until the source is cleared (or, once it has tools, loses its last one).
+   */
+  claimSource(source: string, token: string | undefined): Outcome {
+    if (token === undefined) return refused(401, "present the registrant token that claims the source in x-llm-worker-registrant-token")
+    const actor = this.#actor(source, token, source, true)
+    if (!actor.ok) return this.#refusal(actor)
+    if (this.#ownership.full(actor.source)) return refused(429, `the host already has the maximum of ${this.#config.server.max_sources} sources`)
+    if (actor.claiming !== undefined) this.#ownership.accepted(actor)
+    else this.#ownership.claim(actor)
+    return { status: 200, body: { ok: true, source: actor.source, owner: "claimed" } }
+  }
+
   /** 409 when any targeted role holds `name` for a source the actor may not act for. */
   #conflicts(roles: ReadonlyArray<Role>, name: string, actor: Extract<Actor, { ok: true }>, replacing: boolean): Outcome | undefined {
     for (const role of roles) {

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto"
+import type { PluginLlm } from "../../plugin-llm/plugin-llm.ts"
+import { createRemotePluginLlm } from "../../plugin-llm/remote-client.ts"
 import { DEFAULT_MAX_JSON_DEPTH } from "../../schema/json-depth.ts"
 import { DEFAULT_SIGNATURE_TOLERANCE_SECONDS } from "../signing.ts"
 import { BUILTIN_SOURCE, DEFAULT_HOST_PORT, REGISTRANT_TOKEN_PATTERN } from "../wire.ts"
@@ -56,7 +58,10 @@ export interface PluginOptions {
    * process of its own that died without stopping; also the key to `ctx.llm` over HTTP (`createRemotePluginLlm`).
    */
   readonly registrantToken?: string
-  /** Tools from `remoteTool(...)`, and objects (or classes, for static methods) with `@llmTool` methods. */
+  /**
+   * Tools from `remoteTool(...)`, and objects (or classes, for static methods) with `@llmTool` methods. May be
+   * empty: a plugin that only calls `plugin.llm` then claims its source with `POST /api/sources/claim` instead.
+   */
   readonly tools: ReadonlyArray<RemoteTool | object>
   /** The host's base URL. Default `http://127.0.0.1:$MAIN_SERVER_PORT` (48911). */
   readonly host?: string | URL
@@ -106,6 +111,10 @@ export type PluginEvent =
   | { readonly type: "host_restarted"; readonly previous: string; readonly current: string }
   | { readonly type: "callback_rejected"; readonly tool: string | undefined; readonly status: number; readonly reason: string }
   | { readonly type: "unregistered"; readonly tools: ReadonlyArray<string>; readonly ok: boolean; readonly error?: string }
+  /** A plugin without tools claimed its source (at start, and again after a host restart). */
+  | { readonly type: "claimed"; readonly instanceId: string | undefined }
+  /** A plugin without tools was refused its source's claim (retried unless `retryInMs` is absent). */
+  | { readonly type: "claim_failed"; readonly attempt: number; readonly status: number; readonly error: string; readonly retryInMs?: number }
 
 /**
  * Where one tool's registration stands: being sent (or due again after a host restart), `registered`,
@@ -137,8 +146,21 @@ export interface Plugin {
   readonly callbackOrigin: string
   /** The host instance last seen, if any. */
   readonly instanceId: string | undefined
-  /** Resolves once every tool has been registered; rejects with `RegistrationRefused` or `PluginStopped`. */
+  /**
+   * Resolves once every tool has been registered (a plugin without tools: once its source is claimed); rejects
+   * with `RegistrationRefused` or `PluginStopped`.
+   */
   readonly ready: Promise<void>
+  /**
+   * The token presented to the host on every request (`PluginOptions.registrantToken`, or the one generated for
+   * this process). It is the plugin's credential for `ctx.llm` over HTTP: keep it secret.
+   */
+  readonly registrantToken: string
+  /**
+   * `ctx.llm` for this plugin: `createRemotePluginLlm` bound to the host, the access key and `registrantToken`.
+   * The host answers once the source is claimed (after `ready`), under the plugin id `source`.
+   */
+  readonly llm: PluginLlm
   /** Each served tool's registration as it stands now (a snapshot). */
   status(): ReadonlyArray<ToolStatus>
   /** Serves and registers one more tool (the seed's imperative `register_llm_tool`). */
@@ -289,6 +311,10 @@ class PluginRuntime {
   private issued: string | undefined
   /** A registration was accepted by the current host instance: the source is claimed (or issued) there. */
   private claimed = false
+  /** A plugin without tools: where its source's claim stands. */
+  private claimState: "idle" | "claiming" | "claimed" | "refused" | "gave_up" = "idle"
+  private claimError: string | undefined
+  private claimStatus = 0
   private syncing: Promise<void> | undefined
   private again = false
   private hostDown = false
@@ -363,6 +389,12 @@ class PluginRuntime {
         return self.instance
       },
       ready: this.ready,
+      registrantToken: this.ownToken,
+      llm: createRemotePluginLlm({
+        baseUrl: this.client.url,
+        registrantToken: this.ownToken,
+        ...(this.options.accessKey === undefined ? {} : { accessKey: this.options.accessKey })
+      }),
       status: () => [...this.entries.values()].map((e) => ({ name: e.tool.name, state: e.state, instanceId: e.instanceId, affectedRoles: e.affectedRoles, pendingRoles: e.pendingRoles, lastError: e.lastError })),
       addTool: (tool) => this.addTool(tool),
       removeTool: (name) => this.removeTool(name),
@@ -411,6 +443,7 @@ class PluginRuntime {
   private async syncLoop(): Promise<void> {
     do {
       this.again = false
+      if (this.entries.size === 0 && !this.claimed) await this.claimWithRetry()
       const due = [...this.entries.values()].filter((e) => e.state === "registering")
       // The first registration claims the source; the others follow, so an older host that issues tokens instead of
       // taking the plugin's own sees no registration race the source's claim.
@@ -425,6 +458,16 @@ class PluginRuntime {
   private checkReady(): void {
     if (this.settleReady.done) return
     const states = [...this.entries.values()]
+    if (states.length === 0) {
+      if (this.claimState === "refused" || this.claimState === "gave_up") {
+        this.settleReady.done = true
+        this.settleReady.reject(new RegistrationRefused({ tool: "", status: this.claimStatus, message: `the claim of source "${this.source}" was refused: ${this.claimError ?? "no answer"}` }))
+      } else if (this.claimed) {
+        this.settleReady.done = true
+        this.settleReady.resolve()
+      }
+      return
+    }
     const refused = states.find((e) => e.state === "refused" || e.state === "gave_up")
     if (refused !== undefined) {
       this.settleReady.done = true
@@ -483,6 +526,38 @@ class PluginRuntime {
     }
   }
 
+  /**
+   * A plugin without tools makes itself known by claiming its source, so its token opens `/api/llm/*`. Retried
+   * like a registration (a 409 may be a process of its own that is still stopping).
+   */
+  private async claimWithRetry(): Promise<void> {
+    const signal = this.stopController.signal
+    this.claimState = "claiming"
+    for (let attempt = 1; !signal.aborted && this.entries.size === 0; attempt++) {
+      this.contacted = true
+      const answer = await this.client.post("/api/sources/claim", { source: this.source }, this.ownToken, signal)
+      if (signal.aborted) return
+      if (answer.status === 200 && answer.body?.["ok"] === true) {
+        this.claimState = "claimed"
+        if (answer.instanceId === undefined || answer.instanceId === this.instance) this.claimed = true
+        else this.again = true
+        this.emit({ type: "claimed", instanceId: answer.instanceId })
+        return
+      }
+      const error = answer.error ?? `HTTP ${answer.status}`
+      this.claimError = error
+      this.claimStatus = answer.status
+      if (!transient(answer) || attempt >= this.backoff.maxAttempts) {
+        this.claimState = transient(answer) ? "gave_up" : "refused"
+        this.emit({ type: "claim_failed", attempt, status: answer.status, error })
+        return
+      }
+      const retryInMs = this.backoff.delayMs(attempt)
+      this.emit({ type: "claim_failed", attempt, status: answer.status, error, retryInMs })
+      await abortableSleep(retryInMs, signal)
+    }
+  }
+
   /** The token presented on every request: the plugin's own, unless an older host issued one. */
   private get token(): string {
     return this.issued ?? this.ownToken
@@ -509,7 +584,7 @@ class PluginRuntime {
     } else if (answer.status !== 0) this.hostDown = false
     // Tools that gave up are tried again once the host answers.
     if (answer.status === 200) {
-      let due = false
+      let due = this.entries.size === 0 && this.claimState === "gave_up"
       for (const entry of this.entries.values()) {
         if (entry.state !== "gave_up") continue
         entry.state = "registering"
@@ -535,6 +610,11 @@ class PluginRuntime {
     this.entries.delete(name)
     const answer = await this.client.post("/api/tools/unregister", { name, role: entry.tool.role }, this.token)
     this.emit({ type: "unregistered", tools: [name], ok: answer.status === 200, ...(answer.error === undefined ? {} : { error: answer.error }) })
+    // The host forgets a source with its last tool: a plugin left without tools claims it again for `llm`.
+    if (this.entries.size === 0) {
+      this.claimed = false
+      this.requestSync()
+    }
   }
 
   stop(deadlineMs: number = this.deadlineMs): Promise<void> {
