@@ -38,6 +38,8 @@ export interface RequestRecord {
   readonly streamFailure?: number | undefined
   /** Bytes of the request body the client declared (`content-length`). */
   readonly bytesIn?: number | undefined
+  /** The client hung up before the answer: its status is what was prepared for no one, its error not a failure. */
+  readonly clientGone?: boolean | undefined
   /** The answer was a server-sent event stream; how it ended. */
   readonly stream?: "ended" | "client gone" | "failed" | undefined
 }
@@ -82,8 +84,10 @@ export class RequestLog {
     if (verbose && record.role !== undefined) details.push(`role ${quoted(record.role)}`)
     if (verbose && record.bytesIn !== undefined && record.bytesIn > 0) details.push(`${record.bytesIn} bytes in`)
     if (record.stream !== undefined) details.push(record.stream === "ended" ? "stream" : `stream ${record.stream}`)
+    else if (record.clientGone === true) details.push("client gone")
     const failed = record.streamFailure ?? record.status
-    const showError = record.error !== undefined && (verbose ? failed >= 400 : failed >= 500)
+    const gone = record.clientGone === true || record.stream === "client gone"
+    const showError = !gone && record.error !== undefined && (verbose ? failed >= 400 : failed >= 500)
     const error = showError ? ` - ${record.streamFailure === undefined ? "" : `failure ${record.streamFailure}: `}${printable(record.error as string, MAX_DETAIL_CHARS)}` : ""
     const method = printable(record.method, 16)
     this.log(`${REQUEST_LOG_PREFIX}${method} ${printable(record.path, MAX_PATH_CHARS)} ${record.status} ${milliseconds(record.ms)}${details.length === 0 ? "" : ` (${details.join(", ")})`}${error}`)
