@@ -231,7 +231,7 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
           error: note.error,
           streamFailure: note.streamFailure,
           bytesIn: Number.isSafeInteger(declared) ? declared : undefined,
-          clientGone: c.req.raw.signal.aborted || c.env.incoming.destroyed,
+          clientGone: c.req.raw.signal.aborted,
           stream
         })
       const body = c.res.body
