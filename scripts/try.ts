@@ -14,7 +14,7 @@ import { Item } from "../src/llm/item.ts"
 import { providerNames, providers } from "../src/llm/providers/registry.ts"
 import type { Request } from "../src/llm/request.ts"
 import { startReplayProvider } from "../src/testing/replay-provider.ts"
-import { DEFAULT_MODELS } from "../src/cli/provider-from-env.ts"
+import { DEFAULT_MODELS } from "../src/llm/providers/defaults.ts"
 import { listTranscripts, loadTranscript } from "../test/support/sse-fixtures.ts"
 import type { ReplayProvider } from "../src/testing/replay-provider.ts"
 

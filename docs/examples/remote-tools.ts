@@ -18,7 +18,8 @@ const model = await startReplayProvider({
 const host = await startToolHost({
   port: 0,
   config: { roles: { assistant: { provider: "openai", model: "gpt-4.1-mini", system_prompt: "Answer briefly." } } },
-  env: { OPENAI_API_KEY: "sk-example", OPENAI_BASE_URL: model.baseUrl }
+  env: { OPENAI_API_KEY: "sk-example", OPENAI_BASE_URL: model.baseUrl },
+  requestLog: "quiet" // the request log would go to stderr; see "What the host says on stderr"
 })
 console.log(`host ready: ${host.readyLine.startsWith("llm-worker host listening on http://127.0.0.1:")}`)
 

@@ -15,7 +15,7 @@ export type Command =
   | { readonly kind: "version" }
   | ({ readonly kind: "chat"; readonly system?: string; readonly root?: string; readonly config?: string } & ConnectionFlags)
   | { readonly kind: "demo"; readonly provider?: string; readonly showRequests: boolean }
-  | { readonly kind: "serve"; readonly config?: string; readonly port?: number; readonly host?: string }
+  | { readonly kind: "serve"; readonly config?: string; readonly port?: number; readonly host?: string; readonly requestLog?: "quiet" | "verbose" }
 
 /** Each command's own usage: what `llm-worker <command> --help` prints. */
 export const COMMAND_USAGE: Readonly<Record<CommandName, string>> = {
@@ -28,11 +28,16 @@ export const COMMAND_USAGE: Readonly<Record<CommandName, string>> = {
       (read_file sees only --root, default: the current folder). Ctrl-C cancels the current
       answer; Ctrl-C twice at the prompt, Ctrl-D or /exit quits. --config loads the plugins of
       an llm-worker.yaml: their tools join the chat and /<name> <args> runs their commands.`,
-  serve: `  llm-worker serve [--config <file>] [--port <port>] [--host <address>]
+  serve: `  llm-worker serve [--config <file>] [--port <port>] [--host <address>] [--verbose | --quiet]
       Runs the tool host: one Worker per role from the config (llm-worker.yaml when present),
       plugins in other processes register tools over HTTP, in-process plugins (plugins.entries)
       add tools, commands and ctx.llm. Port: --port, else MAIN_SERVER_PORT,
-      else 48911 (0 picks a free one); bound to 127.0.0.1. Prints one line when ready.`
+      else 48911 (0 picks a free one); bound to 127.0.0.1. Prints one line when ready.
+      A role's provider and model default as for chat (LLM_WORKER_PROVIDER, else the first API
+      key set; LLM_WORKER_MODEL, else that provider's default model); a role that cannot chat
+      is named on stderr at start-up. stderr logs one line per request and per tool call
+      (method, path or tool, status, duration; never a body or a key): --verbose adds roles,
+      health checks and error texts, --quiet turns it off (config: server.request_log).`
 }
 
 const PROVIDERS_NOTE = `Providers: ${providerNames.join(", ")}
@@ -63,7 +68,7 @@ const CHAT_OPTIONS = {
 
 const DEMO_OPTIONS = { provider: { type: "string" }, "show-requests": { type: "boolean" } } as const
 
-const SERVE_OPTIONS = { config: { type: "string" }, port: { type: "string" }, host: { type: "string" } } as const
+const SERVE_OPTIONS = { config: { type: "string" }, port: { type: "string" }, host: { type: "string" }, verbose: { type: "boolean" }, quiet: { type: "boolean" } } as const
 
 const portFlag = (text: string | undefined): number | undefined => {
   if (text === undefined) return undefined
@@ -108,11 +113,13 @@ export const parseCommand = (argv: ReadonlyArray<string>): Command => {
     case "serve": {
       const { values } = parsing("serve", () => parseArgs({ args: rest, options: SERVE_OPTIONS, strict: true, allowPositionals: false }))
       const port = portFlag(values.port)
+      if (values.verbose === true && values.quiet === true) throw usageError("serve: --verbose and --quiet cannot be used together")
       return {
         kind: "serve",
         ...(values.config === undefined ? {} : { config: values.config }),
         ...(port === undefined ? {} : { port }),
-        ...(values.host === undefined ? {} : { host: values.host })
+        ...(values.host === undefined ? {} : { host: values.host }),
+        ...(values.verbose === true ? { requestLog: "verbose" as const } : values.quiet === true ? { requestLog: "quiet" as const } : {})
       }
     }
     case undefined:

@@ -6,31 +6,9 @@ import { providerNames, providers } from "../llm/providers/registry.ts"
 import type { ConnectionFlags } from "./args.ts"
 import { configError } from "./cli-error.ts"
 import { redactUrl } from "../redact/redact-url.ts"
+import { DEFAULT_MODELS, KEY_TO_PROVIDER } from "../llm/providers/defaults.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
-
-/** A model to start with when none is given; any model the provider serves can be passed with --model. */
-export const DEFAULT_MODELS: Readonly<Record<string, string>> = {
-  openai: "gpt-4.1-mini",
-  "openai-responses": "gpt-5-mini",
-  anthropic: "claude-sonnet-4-5",
-  gemini: "gemini-2.5-flash",
-  ollama: "qwen3",
-  "llama.cpp": "default",
-  vllm: "default",
-  openrouter: "openai/gpt-4.1-mini",
-  glm: "glm-4.6",
-  qwen: "qwen-plus",
-  stepfun: "step-2-mini"
-}
-
-/** Which hosted provider a key in the environment selects, in order of preference. */
-const KEY_TO_PROVIDER: ReadonlyArray<readonly [string, string]> = [
-  ["OPENAI_API_KEY", "openai"],
-  ["ANTHROPIC_API_KEY", "anthropic"],
-  ["GEMINI_API_KEY", "gemini"],
-  ["GOOGLE_API_KEY", "gemini"]
-]
 
 const present = (env: Env, name: string): boolean => (env[name] ?? "").trim() !== ""
 

@@ -29,6 +29,7 @@ export const runServe = async (command: Extract<Command, { kind: "serve" }>): Pr
       configRequired: command.config !== undefined,
       ...(command.port === undefined ? {} : { port: command.port }),
       ...(command.host === undefined ? {} : { host: command.host }),
+      ...(command.requestLog === undefined ? {} : { requestLog: command.requestLog }),
       log: (line) => stderr.message(`${line}\n`)
     })
   } catch (thrown) {

@@ -5,7 +5,7 @@
 export { startToolHost } from "./host/tool-host.ts"
 export type { ToolHost, ToolHostOptions } from "./host/tool-host.ts"
 export { decodeHostConfig, parseHostConfig, loadHostConfig, HostConfigError, DEFAULT_ROLE_NAME, MAX_CONFIG_BYTES } from "./host/config.ts"
-export type { HostConfig, HostConfigInput, RoleConfig, ServerConfig } from "./host/config.ts"
+export type { HostConfig, HostConfigInput, RequestLogLevel, RoleConfig, ServerConfig } from "./host/config.ts"
 export { checkCallbackUrl, MAX_CALLBACK_URL_CHARS } from "./host/callback-url.ts"
 export type { CallbackUrlCheck } from "./host/callback-url.ts"
 export { isLoopbackAddress } from "./host/loopback.ts"

@@ -36,7 +36,16 @@ describe("the HTTP contract", () => {
     const one = await api(host, "GET", `/api/tools?role=${encodeURIComponent("小八")}`)
     expect(Object.keys(one.body["roles"] as object)).toEqual(["小八"])
     const health = await api(host, "GET", "/api/health")
-    expect(health.body).toEqual({ ok: true, roles: ["小八", "other"], instance_id: host.instanceId })
+    // The test's environment names no provider: both roles hold tools but cannot chat, and health says so.
+    expect(health.body).toEqual({
+      ok: true,
+      roles: ["小八", "other"],
+      roles_without_model: [
+        { role: "小八", problem: expect.stringMatching(/^no provider configured/) },
+        { role: "other", problem: expect.stringMatching(/^no provider configured/) }
+      ],
+      instance_id: host.instanceId
+    })
   })
 
   it("a new start has a new instance id", async () => {
@@ -309,7 +318,10 @@ describe("hostile request bodies (property)", () => {
       }),
       { numRuns: 150 }
     )
-    expect(host.logs).toEqual([])
+    // Nothing but the request log (one line per request, in its format) and the start-up notes on the roles.
+    const requestLine = /^llm-worker host: POST \/api\/(tools\/(register|unregister|clear)|chat) \d{3} \d+ms( - [^\n]+)?$/
+    expect(host.logs.filter((line) => !requestLine.test(line) && !/^llm-worker host: role "[^"]+" cannot chat: /.test(line))).toEqual([])
+    expect(host.logs.filter((line) => requestLine.test(line)).length).toBeGreaterThanOrEqual(150)
     expect((await api(host, "GET", "/api/health")).status).toBe(200)
   })
 })

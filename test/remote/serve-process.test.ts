@@ -44,7 +44,7 @@ describe("llm-worker serve (a child process)", () => {
     const [, port, instance] = READY.exec(serve.stdout()) ?? []
     const host = { url: `http://127.0.0.1:${port}` }
     const health = await api(host, "GET", "/api/health")
-    expect(health.body).toEqual({ ok: true, roles: ["小八"], instance_id: instance })
+    expect(health.body).toEqual({ ok: true, roles: ["小八"], roles_without_model: [], instance_id: instance })
     expect((await api(host, "POST", "/api/tools/register", weatherTool(plugin.url))).body).toMatchObject({ ok: true, affected_roles: ["小八"] })
     const chat = await api(host, "POST", "/api/chat", { message: "weather in Kyoto?" })
     expect(chat.body).toMatchObject({ ok: true, role: "小八", text: "Kyoto: clear skies.", tool_calls: [{ name: "get_weather", status: "ok", output: "clear" }] })

@@ -96,7 +96,13 @@ const ListedTool = z.object({
 })
 
 export const ListResponse = z.object({ ok: z.literal(true), roles: z.record(z.string(), z.array(ListedTool)), evictions: z.array(z.record(z.string(), z.unknown())), ...Instance })
-export const HealthResponse = z.object({ ok: z.literal(true), roles: z.array(z.string()), ...Instance })
+export const HealthResponse = z.object({
+  ok: z.literal(true),
+  roles: z.array(z.string()),
+  /** Roles whose chat answers 503 (no provider, model or key): their tools still register. Empty when every role can chat. */
+  roles_without_model: z.array(z.object({ role: z.string(), problem: z.string() })),
+  ...Instance
+})
 
 export const ChatResponse = z.object({
   ok: z.literal(true),

@@ -76,7 +76,16 @@ export interface ServerConfig {
   readonly request_timeout_seconds: number
   /** Connections open at once: 1-65536, default 256; past it a new connection is closed as soon as it is accepted. */
   readonly max_connections: number
+  /**
+   * The request log on the host's log (stderr for `llm-worker serve`): `normal` (default) one line per request
+   * and per tool call, `verbose` adds health checks, roles, sources and error texts, `quiet` none. Never a body
+   * or a credential. `llm-worker serve --verbose` / `--quiet` override it.
+   */
+  readonly request_log: RequestLogLevel
 }
+
+/** How much the host logs per request and per tool call (see `ServerConfig.request_log`). */
+export type RequestLogLevel = "quiet" | "normal" | "verbose"
 
 /** The config as written (what `startToolHost({ config })` accepts): every key optional where it has a default. */
 export interface HostConfigInput {
@@ -143,7 +152,9 @@ const ServerConfigSchema = z.strictObject({
   /** Seconds from a request's first byte to the end of its body (the answer is not bounded by it). */
   request_timeout_seconds: z.number().min(0.1).max(3600).default(30),
   /** Connections open at once; past it a new connection is closed as soon as it is accepted. */
-  max_connections: z.int().min(1).max(65_536).default(256)
+  max_connections: z.int().min(1).max(65_536).default(256),
+  /** The request log: one line per request and tool call (`normal`), more detail (`verbose`) or none (`quiet`). */
+  request_log: z.enum(["quiet", "normal", "verbose"]).default("normal")
 })
   .refine((server) => server.headers_timeout_seconds <= server.request_timeout_seconds, {
     path: ["headers_timeout_seconds"],

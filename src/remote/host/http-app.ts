@@ -21,6 +21,7 @@ import { openApiDocument } from "./openapi.ts"
 import { RoleBusy } from "./role.ts"
 import { renderStatusPage } from "./status-page.ts"
 import type { Issue, Outcome, ToolHostState } from "./tool-host-state.ts"
+import type { RequestLog } from "./request-log.ts"
 
 export interface HttpAppOptions {
   readonly state: ToolHostState
@@ -37,9 +38,50 @@ export interface HttpAppOptions {
   readonly plugins: PluginRuntime
   /** The host's credentials: no answer (JSON, SSE event or page) carries one, whatever produced its text. */
   readonly redactor: SecretRedactor
+  /** One line per request (none when quiet). */
+  readonly requestLog?: RequestLog
 }
 
-type Env = { Bindings: HttpBindings }
+/** What a handler tells the request log about its request beyond method, path and status. */
+interface RequestNote {
+  role?: string
+  error?: string
+  streamFailure?: number
+}
+
+type Env = { Bindings: HttpBindings; Variables: { note: RequestNote | undefined } }
+
+/**
+ * The body of a server-sent event stream, passed through unchanged, with `end` told once how it ended: the
+ * request log's line for a stream is written when the stream is over, not when its headers were sent.
+ */
+const observeEnd = (body: ReadableStream<Uint8Array>, end: (how: "ended" | "client gone" | "failed") => void): ReadableStream<Uint8Array> => {
+  const reader = body.getReader()
+  let told = false
+  const tell = (how: "ended" | "client gone" | "failed"): void => {
+    if (told) return
+    told = true
+    end(how)
+  }
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read()
+        if (done) {
+          tell("ended")
+          controller.close()
+        } else controller.enqueue(value)
+      } catch (thrown) {
+        tell("failed")
+        controller.error(thrown)
+      }
+    },
+    cancel(reason) {
+      tell("client gone")
+      return reader.cancel(reason)
+    }
+  })
+}
 type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly response: Response }
 
 const sha = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest()
@@ -93,8 +135,12 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
   // The HTTP boundary: every answer's text passes the redactor here, once. Only known secrets are replaced (by
   // value, in every spelling): a model's answer quoting some URL is not the host's to rewrite.
   const { redactor } = options
-  const sendJson = (c: Context<Env>, body: unknown, status: number): Response =>
-    c.body(redactor.redactSecrets(JSON.stringify(body)), status as 200, { "content-type": "application/json" })
+  const sendJson = (c: Context<Env>, body: unknown, status: number): Response => {
+    const note = c.get("note")
+    const error = (body as { error?: unknown } | null)?.error
+    if (note !== undefined && typeof error === "string") note.error = redactor.redactSecrets(error)
+    return c.body(redactor.redactSecrets(JSON.stringify(body)), status as 200, { "content-type": "application/json" })
+  }
   const reply = (c: Context<Env>, outcome: Outcome): Response => sendJson(c, { ...outcome.body, instance_id: instance }, outcome.status)
   const fail = (c: Context<Env>, status: number, error: string, extra: Readonly<Record<string, unknown>> = {}): Response =>
     reply(c, { status, body: { ok: false, error, ...extra } })
@@ -165,6 +211,35 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
     return value === undefined || value === "" ? undefined : value
   }
 
+  // First, so that refusals by the gates below are logged too. Nothing of a body is read here: its declared size.
+  const requestLog = options.requestLog
+  if (requestLog?.enabled === true) {
+    app.use(async (c, next) => {
+      const started = performance.now()
+      const note: RequestNote = {}
+      c.set("note", note)
+      await next()
+      const declared = Number(c.req.header("content-length") ?? "")
+      const status = c.res.status
+      const record = (stream?: "ended" | "client gone" | "failed"): void =>
+        requestLog.request({
+          method: c.req.method,
+          path: new URL(c.req.url).pathname,
+          status,
+          ms: performance.now() - started,
+          role: note.role,
+          error: note.error,
+          streamFailure: note.streamFailure,
+          bytesIn: Number.isSafeInteger(declared) ? declared : undefined,
+          clientGone: c.req.raw.signal.aborted,
+          stream
+        })
+      const body = c.res.body
+      if (body !== null && (c.res.headers.get("content-type") ?? "").startsWith("text/event-stream")) c.res = new Response(observeEnd(body, record), c.res)
+      else record()
+    })
+  }
+
   app.use(async (c, next) => {
     c.header(INSTANCE_HEADER, instance)
     c.header("cache-control", "no-store")
@@ -218,7 +293,10 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
 
   app.get("/api/tools", (c) => reply(c, state.list(c.req.query("role"))))
 
-  app.get("/api/health", (c) => reply(c, { status: 200, body: { ok: true, roles: [...state.roles.keys()] } }))
+  app.get("/api/health", (c) => {
+    const withoutModel = [...state.roles.values()].flatMap((role) => (role.client.ok ? [] : [{ role: role.name, problem: role.client.problem }]))
+    return reply(c, { status: 200, body: { ok: true, roles: [...state.roles.keys()], roles_without_model: withoutModel } })
+  })
 
   app.post("/api/chat", async (c) => {
     const body = await readJson(c, ChatBody)
@@ -226,6 +304,8 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
     const name = body.value.role ?? state.defaultRole
     const role = state.roles.get(name === "" ? state.defaultRole : name)
     if (role === undefined) return fail(c, 404, `unknown role: ${name}`)
+    const note = c.get("note")
+    if (note !== undefined) note.role = role.name
     if (!role.client.ok) return fail(c, 503, `role "${role.name}" has no model: ${role.client.problem}`)
     const outcomes: Array<ToolOutcome> = []
     const collect: Subscriber = { onToolResult: (event) => void outcomes.push(event.outcome) }
@@ -264,6 +344,10 @@ export const createHttpApp = (options: HttpAppOptions, boundHost: string): Hono<
         } catch (thrown) {
           await Promise.all(writes).catch(() => undefined)
           const { status, body: errorBody } = failure(thrown)
+          if (note !== undefined) {
+            note.streamFailure = status
+            if (typeof errorBody["error"] === "string") note.error = redactor.redactSecrets(errorBody["error"])
+          }
           await send("failure", JSON.stringify({ ...errorBody, status, instance_id: instance }))
         }
       })

@@ -121,7 +121,7 @@ export const openApiDocument = (version: string): Record<string, unknown> => ({
       get: { summary: "List each role's tools", parameters: [roleQuery], responses: { "200": { description: "tools per role", ...json(ListResponse, "output") }, ...errors(403, 404) } }
     },
     "/api/health": {
-      get: { summary: "Liveness and instance id", responses: { "200": { description: "the host is up", ...json(HealthResponse, "output") }, ...errors(403) } }
+      get: { summary: "Liveness, instance id, and the roles that cannot chat", responses: { "200": { description: "the host is up", ...json(HealthResponse, "output") }, ...errors(403) } }
     },
     "/api/chat": {
       post: {

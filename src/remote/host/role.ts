@@ -33,6 +33,17 @@ export const sourceOf = (tool: HostedTool): string => (tool.kind === "remote" ? 
 /** What happened to a change in one role. */
 export type ApplyOutcome = { readonly state: "applied" } | { readonly state: "pending" } | { readonly state: "failed"; readonly error: string }
 
+/** One tool call of a turn, as the role saw it end (see `RequestLog.toolCall`). */
+export interface RoleToolCall {
+  readonly tool: string
+  readonly callId: string
+  readonly status: string
+  /** From the model finishing the call to its result. */
+  readonly ms: number
+  /** The text the model was given for a failed call. */
+  readonly error?: string
+}
+
 /** The chat queue of the role is full. */
 export class RoleBusy extends Error {
   override readonly name = "RoleBusy"
@@ -51,6 +62,8 @@ export class Role {
   #tail: Promise<void> = Promise.resolve()
   #waiting = 0
   #running: AbortController | undefined
+  /** When the model finished each call of the running turn, by call id, until its result. */
+  readonly #callStarts = new Map<string, number>()
   /** The last failure applying the desired set to the Worker (should not happen: changes are checked first). */
   lastApplyError: string | undefined
 
@@ -58,10 +71,23 @@ export class Role {
     readonly name: string,
     readonly config: RoleConfig,
     readonly client: RoleClient,
-    private readonly maxQueued: number
+    private readonly maxQueued: number,
+    onToolCall?: (call: RoleToolCall) => void
   ) {
     if (client.ok) {
       const worker = Worker.create({ client: client.client, maxTurns: config.max_turns, ...(config.system_prompt === undefined ? {} : { systemPrompt: config.system_prompt }) })
+      // Only the two tool events: a subscriber for every event would see each streamed text delta too.
+      if (onToolCall !== undefined) {
+        worker.subscribe({
+          onToolCallCompleted: (event) => void this.#callStarts.set(event.call.callId, performance.now()),
+          onToolResult: ({ outcome }) => {
+            const started = this.#callStarts.get(outcome.callId)
+            this.#callStarts.delete(outcome.callId)
+            const ms = started === undefined ? 0 : performance.now() - started
+            onToolCall({ tool: outcome.name, callId: outcome.callId, status: outcome.status, ms, ...(outcome.isError ? { error: outcome.output } : {}) })
+          }
+        })
+      }
       this.#worker = config.cache_lock ? worker.lock() : worker
     }
   }
@@ -161,6 +187,7 @@ export class Role {
         return await (this.#worker as MutableWorker | CacheLockedWorker).run(message, { signal: controller.signal })
       } finally {
         this.#running = undefined
+        this.#callStarts.clear()
         unsubscribe?.()
         options.signal.removeEventListener("abort", onAbort)
         this.sync(true)

@@ -11,8 +11,9 @@ import { checkCallbackUrl } from "./callback-url.ts"
 import type { HostConfig } from "./config.ts"
 import { type Actor, Ownership } from "./ownership.ts"
 import { type RemoteRegistration, remoteToolDefinition } from "./remote-tool.ts"
-import { type HostedTool, Role, sourceOf } from "./role.ts"
+import { type HostedTool, Role, type RoleToolCall, sourceOf } from "./role.ts"
 import type { RoleClient } from "./role-client.ts"
+import type { RequestLog } from "./request-log.ts"
 
 /** Every provider a tool may be sent to: a registration is linted against all of them, whatever the roles use. */
 const ALL_TARGETS: ReadonlyArray<LintTarget> = ["openai-chat", "openai-responses", "anthropic", "gemini"]
@@ -95,13 +96,21 @@ export class ToolHostState {
     clientFor: (name: string) => RoleClient,
     readonly instanceId: string,
     private readonly log: (line: string) => void,
-    builtins: ReadonlyArray<BuiltinTool> = []
+    builtins: ReadonlyArray<BuiltinTool> = [],
+    requestLog?: RequestLog
   ) {
     this.#config = config
     this.#ownership = new Ownership(config.server.max_sources)
     const roles = new Map<string, Role>()
     for (const [name, roleConfig] of Object.entries(config.roles)) {
-      const role = new Role(name, roleConfig, clientFor(name), config.server.max_queued_chats)
+      const toolLog =
+        requestLog?.enabled === true
+          ? (call: RoleToolCall): void => {
+              const tool = roles.get(name)?.desired.get(call.tool)
+              requestLog.toolCall({ ...call, role: name, source: tool === undefined ? undefined : sourceOf(tool) })
+            }
+          : undefined
+      const role = new Role(name, roleConfig, clientFor(name), config.server.max_queued_chats, toolLog)
       for (const builtin of builtins) role.desired.set(builtin.name, { kind: "builtin", ...builtin })
       const applied = role.sync(true)
       if (applied.state === "failed") throw new Error(`built-in tools for role "${name}": ${applied.error}`)

@@ -14,10 +14,11 @@ import { SecretRedactor } from "../../redact/secrets.ts"
 import type { ToolDefinition } from "../../tool/tool.ts"
 import { type RequestDeadlines, boundConnections, deadlineServerOptions } from "../request-deadlines.ts"
 import { DEFAULT_HOST_PORT } from "../wire.ts"
-import { type HostConfig, type HostConfigInput, HostConfigError, type RoleConfig, decodeHostConfig, loadHostConfig } from "./config.ts"
+import { type HostConfig, type HostConfigInput, HostConfigError, type RequestLogLevel, type RoleConfig, decodeHostConfig, loadHostConfig } from "./config.ts"
 import { createHttpApp } from "./http-app.ts"
+import { REQUEST_LOG_PREFIX, RequestLog } from "./request-log.ts"
 import { roleClient, roleClientOptions } from "./role-client.ts"
-import { type BuiltinTool, ToolHostState } from "./tool-host-state.ts"
+import { type BuiltinTool, ToolHostState, oneLine } from "./tool-host-state.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -39,8 +40,13 @@ export interface ToolHostOptions {
   readonly clientFor?: (role: string, config: RoleConfig) => LlmClient
   /** The host's own tools, in every role under the reserved `builtin` source (never changeable over HTTP). */
   readonly builtinTools?: ReadonlyArray<ToolDefinition>
-  /** Where operational lines go (evictions, unexpected errors, plugin-LLM audit lines); stderr by default. */
+  /**
+   * Where operational lines go (roles that cannot chat, evictions, unexpected errors, plugin-LLM audit lines, the
+   * request log); stderr by default. Every line is redacted of the host's credentials first.
+   */
   readonly log?: (line: string) => void
+  /** The request log's level; else the config's `server.request_log` (default `normal`). `llm-worker serve --verbose` / `--quiet` set it. */
+  readonly requestLog?: RequestLogLevel
   /** Where `plugins.entries.<id>.module` paths are resolved: the config file's folder, else the working directory. */
   readonly pluginBaseDir?: string
   /** The plugin-LLM audit sink (default: one `llm-worker plugin-llm audit {…}` line per call through `log`). */
@@ -203,12 +209,18 @@ export const startToolHost = async (options: ToolHostOptions = {}): Promise<Tool
       return { ok: false as const, problem: thrown instanceof Error ? thrown.message : String(thrown) }
     }
   }
-  const state = new ToolHostState(config, clientFor, instanceId, log, (options.builtinTools ?? []).map(builtinOf))
+  const requestLog = new RequestLog(options.requestLog ?? config.server.request_log, log)
+  const state = new ToolHostState(config, clientFor, instanceId, log, (options.builtinTools ?? []).map(builtinOf), requestLog)
+  // Said once, before the first request: a host whose role cannot chat is legitimate (plugins may only register
+  // tools), but its operator should not learn it from a 503 on the first chat.
+  for (const role of state.roles.values()) {
+    if (!role.client.ok) log(`${REQUEST_LOG_PREFIX}role "${role.name}" cannot chat: ${oneLine(role.client.problem)} (tools can still be registered; POST /api/chat answers 503 until it is configured)`)
+  }
   const source = options.configPath ?? "config"
   const baseDir = options.pluginBaseDir ?? (options.configPath === undefined ? process.cwd() : dirname(resolve(options.configPath)))
   const runtime = await startPlugins(config, env, state, baseDir, source, options.pluginAudit ?? ((record) => log(`llm-worker plugin-llm audit ${JSON.stringify(record)}`)), redactor)
   const host = options.host ?? config.server.host
-  const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, maxJsonDepth: config.server.max_json_depth, accessKey, operatorToken, version: packageVersion(), log, plugins: runtime, redactor }, host)
+  const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, maxJsonDepth: config.server.max_json_depth, accessKey, operatorToken, version: packageVersion(), log, plugins: runtime, redactor, requestLog }, host)
   // Slow or idle clients cannot hold sockets for long, nor many of them: the headers and the whole request must
   // arrive within their deadlines (the answer may take as long as the turn does).
   const deadlines = hostDeadlines(config.server)
