@@ -44,8 +44,21 @@ export interface AuditRecord {
 /** Where audit lines go; the default writes one JSON line per call to stderr. */
 export type AuditSink = (record: AuditRecord) => void
 
+/**
+ * A USD amount for a person to read: six significant digits. Sums of per-token prices carry binary floating-point
+ * noise (120 and 12 tokens at $0.40 / $1.60 per million are 0.00006720000000000001); records keep the exact sum.
+ */
+export const displayUsd = (usd: number): number => (Number.isFinite(usd) ? Number(usd.toPrecision(6)) : usd)
+
+/** The audit line as printed (`llm-worker plugin-llm audit {…}`, no newline): the record, its cost rounded for reading. */
+export const auditLine = (record: AuditRecord): string => {
+  const cost = record.usage.costUsd
+  const shown = cost === undefined ? record : { ...record, usage: { ...record.usage, costUsd: displayUsd(cost) } }
+  return `llm-worker plugin-llm audit ${JSON.stringify(shown)}`
+}
+
 export const stderrAudit: AuditSink = (record) => {
-  process.stderr.write(`llm-worker plugin-llm audit ${JSON.stringify(record)}\n`)
+  process.stderr.write(`${auditLine(record)}\n`)
 }
 
 /** Purpose strings are free text from plugins: bounded and stripped of control characters before logging. */

@@ -192,7 +192,7 @@ export const createPluginLlmHandler = (options: PluginLlmHandlerOptions): Plugin
             ...signal,
             instructions: body["instructions"] as string,
             input: inputBlocks(body["input"]) as never,
-            ...(body["json_schema"] === undefined ? {} : { jsonSchema: body["json_schema"] as never }),
+            ...(body["json_schema"] === undefined ? {} : { schema: body["json_schema"] as never }),
             ...(body["json_mode"] === undefined ? {} : { jsonMode: body["json_mode"] === true }),
             ...(body["schema_name"] === undefined ? {} : { schemaName: body["schema_name"] as string }),
             ...(body["system_prompt"] === undefined ? {} : { systemPrompt: body["system_prompt"] as string }),

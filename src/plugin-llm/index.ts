@@ -15,6 +15,9 @@ export type {
   PluginLlmOptions,
   ParsedOutput,
   StructuredCallOptions,
+  StructuredCallBase,
+  StructuredSchemaOption,
+  StructuredJsonSchemaOption,
   StructuredResult
 } from "./plugin-llm.ts"
 export { decodePluginLlmConfig, DEFAULT_MAX_IMAGE_BYTES, DEFAULT_MAX_CONCURRENT, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RETRIES } from "./config.ts"

@@ -67,17 +67,12 @@ export interface CompleteCallOptions extends CallOptions {
   readonly messages: ReadonlyArray<ChatMessage>
 }
 
-/**
- * A `completeStructured` call: instructions and input blocks (text and images), answered with JSON that is parsed
- * and, given `jsonSchema`, validated.
- */
-export interface StructuredCallOptions<S extends ArgumentSchema | undefined = undefined> extends CallOptions {
+/** What every `completeStructured` call says besides its schema. */
+export interface StructuredCallBase extends CallOptions {
   /** What to do with the input; sent as the system prompt (after `systemPrompt`, when given). */
   readonly instructions: string
   /** The material: text blocks and image blocks (bytes or a URL); an image routes the call to a vision model. */
   readonly input: ReadonlyArray<InputBlock>
-  /** Effect Schema, zod or raw JSON Schema (object root): the answer is asked for, parsed and validated. */
-  readonly jsonSchema?: S
   /** Ask for JSON without a schema (any object). */
   readonly jsonMode?: boolean
   /** A name for the schema as providers are told it (at most 200 characters); default `output`. */
@@ -86,6 +81,47 @@ export interface StructuredCallOptions<S extends ArgumentSchema | undefined = un
   readonly systemPrompt?: string
   /** On a parse or validation failure, ask once more with the issues (usage of both requests is summed). */
   readonly repair?: boolean
+}
+
+/** The schema under its name: `schema`. */
+export interface StructuredSchemaOption<S extends ArgumentSchema | undefined> {
+  /** Effect Schema, zod or raw JSON Schema (object root): the answer is asked for, parsed and validated. */
+  readonly schema?: S
+  readonly jsonSchema?: never
+}
+
+/** The schema under its former name, `jsonSchema`, kept working. */
+export interface StructuredJsonSchemaOption<S extends ArgumentSchema | undefined> {
+  /**
+   * The same as `schema` (Effect Schema, zod or raw JSON Schema), under its former name.
+   *
+   * @deprecated Use `schema`; `jsonSchema` is kept as an alias. Giving both is a type error (and, from
+   * JavaScript, a `PluginLlmInputError`).
+   */
+  readonly jsonSchema?: S
+  readonly schema?: never
+}
+
+/**
+ * A `completeStructured` call: instructions and input blocks (text and images), answered with JSON that is parsed
+ * and, given `schema`, validated. The schema goes in `schema` (or its deprecated alias `jsonSchema`; at most one).
+ */
+export type StructuredCallOptions<S extends ArgumentSchema | undefined = undefined> = StructuredCallBase &
+  (StructuredSchemaOption<S> | StructuredJsonSchemaOption<S>)
+
+/** `Omit` that keeps a union a union (the plain one merges the `schema` / `jsonSchema` branches). */
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+/**
+ * The schema of a structured call, whichever name it came under. Both names at once is refused here too, for
+ * callers the types do not reach (JavaScript, `as` casts).
+ */
+export const structuredSchemaOf = (options: StructuredCallOptions<ArgumentSchema | undefined>): ArgumentSchema | undefined => {
+  const { schema, jsonSchema } = options as { readonly schema?: ArgumentSchema; readonly jsonSchema?: ArgumentSchema }
+  if (schema !== undefined && jsonSchema !== undefined) {
+    throw new PluginLlmInputError({ field: "schema", message: "give the schema as `schema` or as `jsonSchema` (its deprecated alias), not both" })
+  }
+  return schema ?? jsonSchema
 }
 
 /** A `complete` answer: the text, who gave it, what it cost, and the call's audit record. */
@@ -138,7 +174,7 @@ export type ParsedOutput<S> = S extends ArgumentSchema ? InferArguments<S> : unk
  * const tasks = await ctx.llm.completeStructured({
  *   instructions: "Extract the action items.",
  *   input: [{ type: "text", text }],
- *   jsonSchema: z.object({ tasks: z.array(z.object({ action: z.string() })) }),
+ *   schema: z.object({ tasks: z.array(z.object({ action: z.string() })) }),
  *   repair: true
  * })
  * if (tasks.parsed !== null) for (const task of tasks.parsed.tasks) console.log(task.action)
@@ -150,7 +186,7 @@ export interface PluginLlm {
   /** A chat answered with text. Rejects with a `PluginLlmError` (gate, input, budget, timeout, provider, cancel). */
   complete(options: CompleteCallOptions): Promise<CompleteResult>
   /**
-   * Instructions and input answered with JSON, parsed and validated against `jsonSchema`. Rejects with a
+   * Instructions and input answered with JSON, parsed and validated against `schema`. Rejects with a
    * `PluginLlmError`; an answer that fails validation is a result with `issues`, not a rejection.
    */
   completeStructured<S extends ArgumentSchema | undefined = undefined>(options: StructuredCallOptions<S>): Promise<StructuredResult<ParsedOutput<S>>>
@@ -158,7 +194,7 @@ export interface PluginLlm {
   completeEffect(options: Omit<CompleteCallOptions, "signal">): Effect.Effect<CompleteResult, PluginLlmError>
   /** `completeStructured` as an Effect: fails with a typed `PluginLlmError`; interruption cancels the request. */
   completeStructuredEffect<S extends ArgumentSchema | undefined = undefined>(
-    options: Omit<StructuredCallOptions<S>, "signal">
+    options: OmitEach<StructuredCallOptions<S>, "signal">
   ): Effect.Effect<StructuredResult<ParsedOutput<S>>, PluginLlmError>
 }
 
@@ -195,7 +231,7 @@ export interface PluginLlmOptions {
 /** How one plugin's lane reads what the plugin sends. */
 export interface PluginLaneOptions {
   /**
-   * The plugin runs in another process and its calls arrive over HTTP. Its `jsonSchema` is then untrusted: every
+   * The plugin runs in another process and its calls arrive over HTTP. Its `schema` is then untrusted: every
    * regex in it runs on the linear-time engine only, and a schema with one that engine cannot run (lookaround,
    * backreferences) is refused with `PluginLlmSchemaError` before any provider call. Default `false` (an
    * in-process plugin's schema is code of the host's process; see docs/security.md).
@@ -575,13 +611,13 @@ export const createPluginLlm = (options: PluginLlmOptions): PluginLlmHost => {
     const systemPrompt = (options as { systemPrompt?: unknown }).systemPrompt
     if (systemPrompt !== undefined && typeof systemPrompt !== "string") throw new PluginLlmInputError({ field: "systemPrompt", message: "systemPrompt must be text" })
     const input = inputParts((options as { input?: unknown }).input, inputLimits)
-    const schema = options.jsonSchema
+    const schema = structuredSchemaOf(options)
     if (schema !== undefined) {
       // Checked here, before the gate and any call: an unusable schema is the plugin's error, not the provider's.
       try {
         outputCodec(schema, codec)
       } catch (thrown) {
-        throw new PluginLlmSchemaError({ message: `jsonSchema cannot be used: ${thrown instanceof Error ? thrown.message : String(thrown)}`, cause: thrown })
+        throw new PluginLlmSchemaError({ message: `schema cannot be used: ${thrown instanceof Error ? thrown.message : String(thrown)}`, cause: thrown })
       }
     }
     const schemaName = options.schemaName

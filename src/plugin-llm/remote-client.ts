@@ -23,6 +23,7 @@ import {
   type TimeoutSource
 } from "./errors.ts"
 import type { CallOptions, CompleteCallOptions, CompleteResult, PluginLlm, StructuredCallOptions, StructuredResult } from "./plugin-llm.ts"
+import { structuredSchemaOf } from "./plugin-llm.ts"
 
 /** Where the host's HTTP lane is and how a remote plugin proves who it is. */
 export interface RemotePluginLlmOptions {
@@ -167,16 +168,17 @@ export const createRemotePluginLlm = (options: RemotePluginLlmOptions): PluginLl
   const completeStructured = async <S extends ArgumentSchema | undefined = undefined>(call: StructuredCallOptions<S>): Promise<StructuredResult<S extends ArgumentSchema ? InferArguments<S> : unknown>> => {
     let jsonSchema: unknown
     let codec: ReturnType<typeof outputCodec> | undefined
-    if (call.jsonSchema !== undefined) {
+    const schema = structuredSchemaOf(call)
+    if (schema !== undefined) {
       try {
-        codec = outputCodec(call.jsonSchema)
+        codec = outputCodec(schema)
       } catch (thrown) {
-        throw new PluginLlmSchemaError({ message: `jsonSchema cannot be used: ${thrown instanceof Error ? thrown.message : String(thrown)}`, cause: thrown })
+        throw new PluginLlmSchemaError({ message: `schema cannot be used: ${thrown instanceof Error ? thrown.message : String(thrown)}`, cause: thrown })
       }
       // The host reads the schema as untrusted and refuses a pattern the linear-time engine cannot run: said here.
       const pattern = untrustedPatternProblem(codec.jsonSchema)
-      if (pattern !== undefined) throw new PluginLlmSchemaError({ message: `jsonSchema cannot be used: ${pattern.message}` })
-      jsonSchema = isRawJsonSchema(call.jsonSchema) ? call.jsonSchema : codec.jsonSchema
+      if (pattern !== undefined) throw new PluginLlmSchemaError({ message: `schema cannot be used: ${pattern.message}` })
+      jsonSchema = isRawJsonSchema(schema) ? schema : codec.jsonSchema
     }
     const body = await post(
       "/api/llm/complete-structured",

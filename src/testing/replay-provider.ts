@@ -5,12 +5,13 @@ import type { SchemeName } from "../llm/scheme.ts"
 import { pause } from "./pause.ts"
 import { isScriptStep } from "./script.ts"
 import type { ScriptStep } from "./script.ts"
-import { encodeScriptStep } from "./wire/index.ts"
-import type { SseFrame } from "./wire/index.ts"
+import { encodeScriptJson, encodeScriptStep, ScriptEncodingError } from "./wire/index.ts"
+import type { EncodedJson, SseFrame } from "./wire/index.ts"
 
 /**
  * A local stand-in for a provider's HTTP API: a real `node:http` server on 127.0.0.1 that answers one scheme's
- * streaming endpoint by replaying SSE transcripts, misbehaving on request as scripted. Point a real client at
+ * endpoint by replaying SSE transcripts — or, for a neutral step asked without streaming, the provider's JSON
+ * body — misbehaving on request as scripted. Point a real client at
  * `baseUrl` and everything but the model runs for real: HTTP, SSE parsing, decoding, retries, timeouts.
  */
 
@@ -71,7 +72,10 @@ export interface ReplayProviderOptions {
   readonly scheme: SchemeName
   /**
    * One step per request, in order; the last repeats. A step is either neutral — `reply()…` / `replyError(…)`
-   * (`ScriptStep`), encoded to `scheme`'s genuine SSE or error body — or in wire terms (`ReplayStep`).
+   * (`ScriptStep`), encoded to `scheme`'s genuine SSE or error body — or in wire terms (`ReplayStep`). A neutral
+   * reply to a request that does not ask to stream (`stream` absent or false in the body; Gemini's
+   * `:generateContent`) is answered with the provider's JSON response instead (`chat.completion`, `response`,
+   * `message`, `GenerateContentResponse`); wire-level steps are sent as they are.
    */
   readonly script: ReadonlyArray<ReplayStep | ScriptStep>
 }
@@ -81,7 +85,22 @@ const ROUTES: Readonly<Record<SchemeName, { readonly basePath: string; readonly 
   "openai-chat": { basePath: "/v1", path: /^\/v1\/chat\/completions$/ },
   "openai-responses": { basePath: "/v1", path: /^\/v1\/responses$/ },
   anthropic: { basePath: "", path: /^\/v1\/messages$/ },
-  gemini: { basePath: "", path: /^\/v1beta\/models\/[^/:]+:streamGenerateContent\?alt=sse$/ }
+  gemini: { basePath: "", path: /^\/v1beta\/models\/[^/:]+:(?:streamGenerateContent\?alt=sse|generateContent)$/ }
+}
+
+/**
+ * Whether the request asks for a stream: Gemini says so in its path, the others with `stream: true` in the body.
+ * A body that is not a JSON object is streamed to, as before non-streamed answers existed.
+ */
+const wantsStream = (scheme: SchemeName, path: string, body: string): boolean => {
+  if (scheme === "gemini") return path.includes(":streamGenerateContent")
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  } catch {
+    return true
+  }
+  return typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || (parsed as { readonly stream?: unknown }).stream === true
 }
 
 /** SSE text from events, for scripting a reply without a recorded file. */
@@ -170,11 +189,43 @@ const stream = async (response: ServerResponse, plan: StreamPlan, gone: AbortSig
   else response.end()
 }
 
+/**
+ * A non-streamed reply: after the scripted stalls, the whole body; a hang never sends a status line, a cut sends
+ * half the body and then ends it or drops the connection.
+ */
+const sendJson = async (response: ServerResponse, reply: EncodedJson, gone: AbortSignal): Promise<void> => {
+  if (!(await pause(reply.delayMs, gone)) || reply.close === "hang") return
+  const bytes = Buffer.from(reply.body, "utf8")
+  response.writeHead(200, { "content-type": "application/json" })
+  if (reply.close === "end") {
+    response.end(bytes)
+    return
+  }
+  await write(response, bytes.subarray(0, Math.floor(bytes.length / 2)))
+  if (reply.close === "reset") response.destroy()
+  else response.end()
+}
+
 /** Neutral steps encoded once, at start, in the scheme's wire format (their position numbers their made-up ids). */
 const wireStep = (scheme: SchemeName, step: ReplayStep | ScriptStep, ordinal: number): ReplayStep => {
   if (!isScriptStep(step)) return step
   const encoded = encodeScriptStep(scheme, step, ordinal)
   return encoded.kind === "sse" ? encoded : { kind: "status", status: encoded.status, headers: encoded.headers, body: encoded.body }
+}
+
+/**
+ * A neutral step as a non-streamed answer. What the JSON body cannot say (argument text that is not a JSON object,
+ * where the provider sends an object) is answered with a 500 naming it, since the script is only known to be
+ * unsayable once a request asks for JSON.
+ */
+const jsonStep = (scheme: SchemeName, step: ScriptStep, ordinal: number): ReplayStep | EncodedJson => {
+  try {
+    const encoded = encodeScriptJson(scheme, step, ordinal)
+    return encoded.kind === "json" ? encoded : { kind: "status", status: encoded.status, headers: encoded.headers, body: encoded.body }
+  } catch (error) {
+    if (!(error instanceof ScriptEncodingError)) throw error
+    return { kind: "status", status: 500, body: JSON.stringify({ error: { message: error.message, type: "script_encoding_error" } }) }
+  }
 }
 
 /**
@@ -186,7 +237,7 @@ const wireStep = (scheme: SchemeName, step: ReplayStep | ScriptStep, ordinal: nu
 export const startReplayProvider = async (options: ReplayProviderOptions): Promise<ReplayProvider> => {
   if (options.script.length === 0) throw new Error("startReplayProvider: the script needs at least one step")
   const route = ROUTES[options.scheme]
-  const script = options.script.map((step, ordinal) => wireStep(options.scheme, step, ordinal))
+  const script = options.script.map((step, ordinal) => ({ wire: wireStep(options.scheme, step, ordinal), neutral: isScriptStep(step) ? step : undefined, ordinal }))
   const requests: Array<RecordedRequest> = []
   const inProgress = new Set<AbortController>()
   const server = createServer((request, response) => {
@@ -201,7 +252,8 @@ export const startReplayProvider = async (options: ReplayProviderOptions): Promi
         response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: `no route for ${request.method} ${path}` }))
         return
       }
-      const step = script[Math.min(requests.length - 1, script.length - 1)]!
+      const planned = script[Math.min(requests.length - 1, script.length - 1)]!
+      const step = planned.neutral === undefined || wantsStream(options.scheme, path, body) ? planned.wire : jsonStep(options.scheme, planned.neutral, planned.ordinal)
       switch (step.kind) {
         case "status":
           response.writeHead(step.status, { "content-type": "application/json", ...step.headers }).end(step.body ?? "")
@@ -216,6 +268,9 @@ export const startReplayProvider = async (options: ReplayProviderOptions): Promi
           return
         case "sse":
           await stream(response, planFrames(step), gone)
+          return
+        case "json":
+          await sendJson(response, step, gone)
       }
     })().catch(() => response.destroy())
   })

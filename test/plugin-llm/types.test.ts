@@ -47,3 +47,20 @@ describe("types of the plugin LLM lane", () => {
     }
   })
 })
+
+describe("completeStructured: `schema`, with `jsonSchema` as its deprecated alias", () => {
+  it("types parsed the same from either name; both at once does not compile", () => {
+    if (Math.random() > 2) {
+      expectTypeOf(llm.completeStructured({ instructions: "i", input, schema: Tasks })).resolves.toEqualTypeOf<
+        StructuredResult<{ tasks: Array<{ action: string; owner?: string | undefined }> }>
+      >()
+      expectTypeOf(llm.completeStructuredEffect({ instructions: "i", input, schema: jsonSchema<{ n: number }>({ type: "object" }) })).toEqualTypeOf<
+        Effect.Effect<StructuredResult<{ n: number }>, PluginLlmError>
+      >()
+      // @ts-expect-error both names at once
+      void llm.completeStructured({ instructions: "i", input, schema: Tasks, jsonSchema: Tasks })
+      // @ts-expect-error both names at once, in the Effect form too
+      void llm.completeStructuredEffect({ instructions: "i", input, schema: Tasks, jsonSchema: Tasks })
+    }
+  })
+})

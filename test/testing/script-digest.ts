@@ -111,7 +111,8 @@ export const expectedDigest = (scheme: SchemeName, step: ScriptedResponse, stopR
   const outcome = ending.type === "complete" ? "completed" : ending.type === "error" ? `LlmProviderError ${ending.code}: ${ending.message}` : "LlmNetworkError"
   const failed = outcome !== "completed"
   const parts = step.parts.filter((part) => part.type !== "stall")
-  const usage = step.tokenUsage
+  // Every provider reports usage on every reply: a script without any reports zeros.
+  const usage = step.tokenUsage ?? { inputTokens: 0, outputTokens: 0 }
   return {
     blocks: parts.map((part) =>
       part.type === "tool_call"
@@ -120,7 +121,7 @@ export const expectedDigest = (scheme: SchemeName, step: ScriptedResponse, stopR
     ),
     // Chat Completions carries no reasoning signature.
     signatures: failed ? [] : parts.flatMap((part) => (part.type === "reasoning" ? [scheme === "openai-chat" ? undefined : part.signature] : [])),
-    ...(failed || usage === undefined
+    ...(failed
       ? {}
       : {
           usage: {

@@ -41,7 +41,7 @@ async function pasteToTasks(ctx: PluginContext, rawArgs: string, signal: AbortSi
     instructions:
       "Extract concrete action items from these meeting notes. One task per actionable line. If no owner is named, leave 'owner' blank.",
     input: [{ type: "text", text: rawArgs }],
-    jsonSchema: TASKS_SCHEMA,
+    schema: TASKS_SCHEMA,
     schemaName: "meeting.tasks",
     purpose: "paste-to-tasks",
     temperature: 0,

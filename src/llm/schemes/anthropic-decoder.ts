@@ -14,6 +14,7 @@ import { neutralUsage } from "../usage.ts"
 import { quote } from "../../schema/quote.ts"
 import { ResponseCallIds } from "./call-ids.ts"
 import type { AnthropicContentBlock, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-wire.ts"
+import { randomUuid } from "../random-uuid.ts"
 
 /** What the decoder remembers about one open content block, keyed by Anthropic's block index. */
 interface OpenBlock {
@@ -112,7 +113,7 @@ export const createAnthropicDecoder = (options: DecoderOptions = {}): StreamDeco
   /** Bytes of unmodelled blocks' streamed input held here before their provider_output event is counted. */
   let providerBytes = 0
   const kept = new Map<number, KeptBlock>()
-  const idPrefix = `toolu_llmw_${crypto.randomUUID().slice(0, 8)}_`
+  const idPrefix = `toolu_llmw_${randomUuid().slice(0, 8)}_`
   let generated = 0
   const ids = new ResponseCallIds(() => `${idPrefix}${generated++}`)
   let signatureBytes = 0

@@ -14,6 +14,7 @@ import { BlockTracker } from "./openai-block-tracker.ts"
 import { CHAT_USAGE, usageEvent } from "./openai-usage.ts"
 import { asFiniteNumber, asString, codeField, isRecord, parseDataObject, stringField } from "./openai-wire.ts"
 import type { JsonRecord } from "./openai-wire.ts"
+import { randomUuid } from "../random-uuid.ts"
 
 const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
   stop: "end_turn",
@@ -69,7 +70,7 @@ export const makeOpenAiChatDecoder = (names?: ToolNameMap, options: ChatDecoderO
   /** The call currently streaming at each wire index, and every call of the response in order of appearance. */
   const slots = new Map<number, ToolSlot>()
   const calls: Array<ToolSlot> = []
-  const idPrefix = options.generatedIdPrefix ?? `call_${crypto.randomUUID().slice(0, 8)}_`
+  const idPrefix = options.generatedIdPrefix ?? `call_${randomUuid().slice(0, 8)}_`
   let generated = 0
   const ids = new ResponseCallIds(() => `${idPrefix}${generated++}`)
   const limits = options.limits ?? defaultResponseLimits

@@ -9,6 +9,7 @@ import { BlockTracker } from "./openai-block-tracker.ts"
 import { RESPONSES_USAGE, usageEvent } from "./openai-usage.ts"
 import { asFiniteNumber, asString, codeField, isRecord, numberField, parseDataObject, recordField, stringField } from "./openai-wire.ts"
 import type { JsonRecord } from "./openai-wire.ts"
+import { randomUuid } from "../random-uuid.ts"
 
 const INCOMPLETE_REASONS: Readonly<Record<string, StopReason>> = {
   max_output_tokens: "max_tokens",
@@ -70,7 +71,7 @@ export interface ResponsesDecoderOptions {
  */
 export const makeOpenAiResponsesDecoder = (names?: ToolNameMap, options: ResponsesDecoderOptions = {}): StreamDecoder => {
   const blocks = new BlockTracker()
-  const idPrefix = options.generatedIdPrefix ?? `call_${crypto.randomUUID().slice(0, 8)}_`
+  const idPrefix = options.generatedIdPrefix ?? `call_${randomUuid().slice(0, 8)}_`
   let generated = 0
   const ids = new ResponseCallIds(() => `${idPrefix}${generated++}`)
   const entries = new Map<number, OutputEntry>()

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net"
 import { createAdaptorServer } from "@hono/node-server"
 import type { LlmClient } from "../../llm/client.ts"
 import type { LlmClientOptions } from "../../llm/llm-client.ts"
+import { auditLine } from "../../plugin-llm/audit.ts"
 import type { AuditSink } from "../../plugin-llm/audit.ts"
 import { PluginLlmConfigError } from "../../plugin-llm/errors.ts"
 import { createPluginRuntime, type LoadedPlugin, type PluginRuntime } from "../../plugin-llm/plugin-runtime.ts"
@@ -218,7 +219,7 @@ export const startToolHost = async (options: ToolHostOptions = {}): Promise<Tool
   }
   const source = options.configPath ?? "config"
   const baseDir = options.pluginBaseDir ?? (options.configPath === undefined ? process.cwd() : dirname(resolve(options.configPath)))
-  const runtime = await startPlugins(config, env, state, baseDir, source, options.pluginAudit ?? ((record) => log(`llm-worker plugin-llm audit ${JSON.stringify(record)}`)), redactor)
+  const runtime = await startPlugins(config, env, state, baseDir, source, options.pluginAudit ?? ((record) => log(auditLine(record))), redactor)
   const host = options.host ?? config.server.host
   const app = createHttpApp({ state, maxBodyBytes: config.server.max_body_bytes, maxJsonDepth: config.server.max_json_depth, accessKey, operatorToken, version: packageVersion(), log, plugins: runtime, redactor, requestLog }, host)
   // Slow or idle clients cannot hold sockets for long, nor many of them: the headers and the whole request must

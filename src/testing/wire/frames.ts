@@ -14,6 +14,17 @@ export interface EncodedStream {
   readonly close: "end" | "hang" | "reset"
 }
 
+/**
+ * A non-streamed reply: the provider's JSON body, sent whole after `delayMs` (the script's stalls added up). A
+ * reply that hangs never answers; one that is cut sends half the body, then ends it (`end`) or drops it (`reset`).
+ */
+export interface EncodedJson {
+  readonly kind: "json"
+  readonly body: string
+  readonly delayMs: number
+  readonly close: "end" | "hang" | "reset" | "cut"
+}
+
 /** A refused request: status, headers and the provider's error body. */
 export interface EncodedHttpError {
   readonly kind: "status"
@@ -46,6 +57,14 @@ export const namedEvent = (type: string, data: unknown): string => `event: ${typ
 
 /** `data: <json>` with the given line ending (Chat uses `\n`; Gemini's servers use `\r\n`). */
 export const dataEvent = (data: unknown, newline = "\n"): string => `data: ${typeof data === "string" ? data : JSON.stringify(data)}${newline}${newline}`
+
+/**
+ * The usage a reply reports. Every provider reports usage on every reply (and `@ai-sdk/anthropic` refuses a
+ * `message_start` without it), so a script that names none reports zero input and zero output tokens.
+ */
+export const reportedUsage = (response: ScriptedResponse): ScriptUsage => response.tokenUsage ?? NO_USAGE
+
+const NO_USAGE: ScriptUsage = Object.freeze({ inputTokens: 0, outputTokens: 0 })
 
 /** The usage counts a format reports apart from each other: neutral input minus the cache, output minus reasoning. */
 export const uncachedInput = (usage: ScriptUsage): number => usage.inputTokens - (usage.cacheReadTokens ?? 0) - (usage.cacheWriteTokens ?? 0)

@@ -1,7 +1,8 @@
 import type { StopReason } from "../../llm/event.ts"
 import { effectiveStopReason } from "../script.ts"
-import { dataEvent } from "./frames.ts"
-import type { WriterFactory } from "./frames.ts"
+import { dataEvent, reportedUsage } from "./frames.ts"
+import type { ContentPart, WriterFactory } from "./frames.ts"
+import type { ScriptedResponse, ScriptUsage } from "../script.ts"
 import { ScriptEncodingError } from "./script-encoding-error.ts"
 
 /** Gemini has no stop-sequence or tool-use reason: both end with `STOP` (the decoder infers tool use from the calls). */
@@ -38,6 +39,45 @@ const argumentsObject = (name: string, text: string): Record<string, unknown> =>
   return value as Record<string, unknown>
 }
 
+/** `UsageMetadata`: thoughts are counted apart from the candidates, cache reads within the prompt. */
+const usageMetadata = (usage: ScriptUsage) => ({
+  promptTokenCount: usage.inputTokens,
+  candidatesTokenCount: usage.outputTokens - (usage.reasoningTokens ?? 0),
+  totalTokenCount: usage.inputTokens + usage.outputTokens,
+  ...(usage.cacheReadTokens === undefined ? {} : { cachedContentTokenCount: usage.cacheReadTokens }),
+  ...(usage.reasoningTokens === undefined ? {} : { thoughtsTokenCount: usage.reasoningTokens })
+})
+
+/**
+ * A `generateContent` (non-streaming) response: one candidate whose parts are the whole reply — each text and
+ * each thought as one part (the signature on the thought part), each call as a `functionCall` with its arguments
+ * object — with `finishReason` and `usageMetadata`, as the streamed chunks would add up to.
+ */
+export const geminiJson = (response: ScriptedResponse, parts: ReadonlyArray<ContentPart>, ordinal: number): unknown => ({
+  candidates: [
+    {
+      content: {
+        parts: parts.map((part) => {
+          switch (part.type) {
+            case "text":
+              return { text: part.chunks.join("") }
+            case "reasoning":
+              return { text: part.chunks.join(""), thought: true, ...(part.signature === undefined ? {} : { thoughtSignature: part.signature }) }
+            case "tool_call":
+              return { functionCall: { name: part.name, ...(part.id === undefined ? {} : { id: part.id }), args: argumentsObject(part.name, part.chunks.join("")) } }
+          }
+        }),
+        role: "model"
+      },
+      finishReason: FINISH_REASONS[effectiveStopReason(response)],
+      index: 0
+    }
+  ],
+  usageMetadata: usageMetadata(reportedUsage(response)),
+  modelVersion: response.responseModel ?? "scripted-model",
+  responseId: `scriptedResponse${ordinal}`
+})
+
 /**
  * `streamGenerateContent?alt=sse` chunks as Gemini sends them (`\r\n` line endings): one candidate per chunk with
  * `text` parts, thought parts (`thought: true`; the signature follows on an empty text part, as Gemini 3 sends
@@ -69,22 +109,7 @@ export const geminiWriter: WriterFactory = (response, { ordinal }) => {
         }
       }
     },
-    complete() {
-      const usage = response.tokenUsage
-      const usageMetadata =
-        usage === undefined
-          ? {}
-          : {
-              usageMetadata: {
-                promptTokenCount: usage.inputTokens,
-                candidatesTokenCount: usage.outputTokens - (usage.reasoningTokens ?? 0),
-                totalTokenCount: usage.inputTokens + usage.outputTokens,
-                ...(usage.cacheReadTokens === undefined ? {} : { cachedContentTokenCount: usage.cacheReadTokens }),
-                ...(usage.reasoningTokens === undefined ? {} : { thoughtsTokenCount: usage.reasoningTokens })
-              }
-            }
-      return [chunk([{ text: "" }], usageMetadata, { finishReason: FINISH_REASONS[effectiveStopReason(response)] })]
-    },
+    complete: () => [chunk([{ text: "" }], { usageMetadata: usageMetadata(reportedUsage(response)) }, { finishReason: FINISH_REASONS[effectiveStopReason(response)] })],
     error: (code, message) => [dataEvent({ error: { code: STATUS_CODES[code] ?? 500, message, status: code } }, "\r\n")]
   }
 }

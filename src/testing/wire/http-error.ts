@@ -61,3 +61,30 @@ export const encodeHttpError = (scheme: SchemeName, step: ScriptedHttpError): En
   },
   body: step.body ?? JSON.stringify(errorBody(scheme, step))
 })
+
+/**
+ * The status a provider refuses a non-streamed request with, for the error a streamed reply would carry in its
+ * body: its type or status name says which (rate limits 429, overload 529 or 503, bad requests 400…), else 500.
+ */
+export const errorStatus = (code: string): number => {
+  const known: Readonly<Record<string, number>> = {
+    rate_limit_error: 429,
+    rate_limit_exceeded: 429,
+    RESOURCE_EXHAUSTED: 429,
+    overloaded_error: 529,
+    UNAVAILABLE: 503,
+    server_error: 500,
+    api_error: 500,
+    INTERNAL: 500,
+    invalid_request_error: 400,
+    INVALID_ARGUMENT: 400,
+    authentication_error: 401,
+    invalid_api_key: 401,
+    UNAUTHENTICATED: 401,
+    permission_error: 403,
+    PERMISSION_DENIED: 403,
+    not_found_error: 404,
+    NOT_FOUND: 404
+  }
+  return known[code] ?? 500
+}

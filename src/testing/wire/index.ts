@@ -1,14 +1,15 @@
 import type { SchemeName } from "../../llm/scheme.ts"
 import type { ScriptStep } from "../script.ts"
-import { anthropicWriter } from "./anthropic.ts"
+import type { ScriptedResponse } from "../script.ts"
+import { anthropicJson, anthropicWriter } from "./anthropic.ts"
 import { writeResponse } from "./frames.ts"
-import type { EncodedHttpError, EncodedStream, WriterFactory } from "./frames.ts"
-import { geminiWriter } from "./gemini.ts"
-import { encodeHttpError } from "./http-error.ts"
-import { openAiChatWriter } from "./openai-chat.ts"
-import { openAiResponsesWriter } from "./openai-responses.ts"
+import type { ContentPart, EncodedHttpError, EncodedJson, EncodedStream, WriterFactory } from "./frames.ts"
+import { geminiJson, geminiWriter } from "./gemini.ts"
+import { encodeHttpError, errorStatus } from "./http-error.ts"
+import { openAiChatJson, openAiChatWriter } from "./openai-chat.ts"
+import { openAiResponsesJson, openAiResponsesWriter } from "./openai-responses.ts"
 
-export type { EncodedHttpError, EncodedStream, SseFrame } from "./frames.ts"
+export type { EncodedHttpError, EncodedJson, EncodedStream, SseFrame } from "./frames.ts"
 export { ScriptEncodingError } from "./script-encoding-error.ts"
 
 const WRITERS: Readonly<Record<SchemeName, WriterFactory>> = {
@@ -31,4 +32,29 @@ export const encodeScriptStep = (scheme: SchemeName, step: ScriptStep, ordinal =
 export const scriptTranscript = (scheme: SchemeName, step: ScriptStep, ordinal = 0): string => {
   const encoded = encodeScriptStep(scheme, step, ordinal)
   return encoded.kind === "sse" ? encoded.frames.map((frame) => frame.text).join("") : encoded.body
+}
+
+type JsonBuilder = (response: ScriptedResponse, parts: ReadonlyArray<ContentPart>, ordinal: number) => unknown
+
+const JSON_BODIES: Readonly<Record<SchemeName, JsonBuilder>> = {
+  "openai-chat": openAiChatJson,
+  "openai-responses": openAiResponsesJson,
+  anthropic: anthropicJson,
+  gemini: geminiJson
+}
+
+/**
+ * One neutral script step as `scheme`'s provider answers a request that did not ask to stream (`stream` absent
+ * or false; Gemini's `:generateContent`): the whole reply as the provider's JSON body. An in-stream error becomes
+ * the HTTP error the provider answers with before any body; the stalls add up to one wait before the answer.
+ */
+export const encodeScriptJson = (scheme: SchemeName, step: ScriptStep, ordinal = 0): EncodedJson | EncodedHttpError => {
+  if (step.kind === "http_error") return encodeHttpError(scheme, step)
+  const ending = step.ending
+  if (ending.type === "error") return encodeHttpError(scheme, { kind: "http_error", status: errorStatus(ending.code), code: ending.code, message: ending.message })
+  const delayMs = step.parts.reduce((total, part) => total + (part.type === "stall" ? part.ms : 0), 0)
+  const parts = step.parts.filter((part): part is ContentPart => part.type !== "stall")
+  const body = JSON.stringify(JSON_BODIES[scheme](step, parts, ordinal))
+  const close = ending.type === "complete" ? "end" : ending.type === "hang" ? "hang" : ending.how === "reset" ? "reset" : "cut"
+  return { kind: "json", body, delayMs, close }
 }

@@ -1,7 +1,8 @@
 import type { StopReason } from "../../llm/event.ts"
 import { effectiveStopReason } from "../script.ts"
-import { details, namedEvent } from "./frames.ts"
-import type { WriterFactory } from "./frames.ts"
+import { details, namedEvent, reportedUsage } from "./frames.ts"
+import type { ContentPart, FormatWriter, WriterFactory } from "./frames.ts"
+import type { ScriptedResponse } from "../script.ts"
 
 /** Reasons the Responses API states as `incomplete_details.reason`; the others complete normally. */
 const INCOMPLETE: Partial<Record<StopReason, string>> = { max_tokens: "max_output_tokens", content_filter: "content_filter" }
@@ -15,7 +16,7 @@ const CREATED = 1767225600
  * `response.completed` (or `response.incomplete`) repeating every item with the usage. Every event has its
  * `sequence_number`. An error is an `error` event followed by `response.failed`.
  */
-export const openAiResponsesWriter: WriterFactory = (response, { ordinal }) => {
+const responsesWire = (response: ScriptedResponse, ordinal: number) => {
   const responseId = `resp_scripted${ordinal}`
   const model = response.responseModel ?? "scripted-model"
   let sequence = 0
@@ -30,12 +31,19 @@ export const openAiResponsesWriter: WriterFactory = (response, { ordinal }) => {
     incomplete_details: null,
     model,
     output: status === "in_progress" ? [] : output,
+    // What the request asked for, echoed back in every response object; the replay provider reports the defaults.
+    instructions: null,
+    tools: [],
+    tool_choice: "auto",
+    parallel_tool_calls: true,
+    temperature: 1,
+    top_p: 1,
+    metadata: {},
     usage: null,
     ...extra
   })
   const usage = () => {
-    const u = response.tokenUsage
-    if (u === undefined) return null
+    const u = reportedUsage(response)
     return {
       input_tokens: u.inputTokens,
       ...details("input_tokens_details", { cached_tokens: u.cacheReadTokens, cache_write_tokens: u.cacheWriteTokens }),
@@ -44,7 +52,11 @@ export const openAiResponsesWriter: WriterFactory = (response, { ordinal }) => {
       total_tokens: u.inputTokens + u.outputTokens
     }
   }
-  return {
+  const final = () => {
+    const reason = INCOMPLETE[effectiveStopReason(response)]
+    return reason === undefined ? envelope("completed", { usage: usage() }) : envelope("incomplete", { usage: usage(), incomplete_details: { reason } })
+  }
+  const writer: FormatWriter = {
     open: () => [event("response.created", { response: envelope("in_progress") }), event("response.in_progress", { response: envelope("in_progress") })],
     part(part, position, unfinished) {
       const output_index = output.length
@@ -106,14 +118,25 @@ export const openAiResponsesWriter: WriterFactory = (response, { ordinal }) => {
       }
     },
     complete() {
-      const reason = INCOMPLETE[effectiveStopReason(response)]
-      return reason === undefined
-        ? [event("response.completed", { response: envelope("completed", { usage: usage() }) })]
-        : [event("response.incomplete", { response: envelope("incomplete", { usage: usage(), incomplete_details: { reason } }) })]
+      const done = final()
+      return [event(done.status === "completed" ? "response.completed" : "response.incomplete", { response: done })]
     },
     error: (code, message) => [
       event("error", { error: { type: code, code, message, param: null } }),
       event("response.failed", { response: envelope("failed", { usage: usage(), error: { code, message } }) })
     ]
   }
+  return { writer, final }
+}
+
+export const openAiResponsesWriter: WriterFactory = (response, { ordinal }) => responsesWire(response, ordinal).writer
+
+/**
+ * A non-streamed `response` object: what the stream's `response.completed` (or `response.incomplete`) carries,
+ * every output item whole and the usage.
+ */
+export const openAiResponsesJson = (response: ScriptedResponse, parts: ReadonlyArray<ContentPart>, ordinal: number): unknown => {
+  const { writer, final } = responsesWire(response, ordinal)
+  parts.forEach((part, position) => writer.part(part, position, false))
+  return final()
 }
