@@ -1,19 +1,13 @@
-import { inspect } from "node:util"
 import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 import { createLlmClient, type Event } from "../../src/index.ts"
 import { type ReplayProvider, startReplayProvider } from "../../src/testing/index.ts"
-import { keyArbitrary, leaks, placementArbitrary, transcriptWithKey } from "../support/key-in-provider-errors.ts"
-
-const PROVIDER = { "openai-chat": "openai", "openai-responses": "openai-responses", anthropic: "anthropic", gemini: "gemini" } as const
+import { keyArbitrary, leaks, placementArbitrary, PROVIDER_OF, surfacesOf, transcriptWithKey } from "../support/key-in-provider-errors.ts"
 
 const servers: Array<ReplayProvider> = []
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
-
-const surfacesOf = (thrown: unknown): string =>
-  [String(thrown), (thrown as Error).message, (thrown as Error).stack ?? "", JSON.stringify(thrown), inspect(thrown, { depth: 10 })].join("\n")
 
 describe("the core client keeps its own key out of the errors it reports, wherever the provider echoes it", () => {
   it("property: the key in any field of each provider's genuine error event reaches neither the error event nor the thrown LlmProviderError", async () => {
@@ -21,7 +15,7 @@ describe("the core client keeps its own key out of the errors it reports, wherev
       fc.asyncProperty(placementArbitrary(), keyArbitrary, async (placement, key) => {
         const server = await startReplayProvider({ scheme: placement.scheme, script: [{ kind: "stream", transcript: transcriptWithKey(placement, key) }] })
         servers.push(server)
-        const client = createLlmClient({ provider: PROVIDER[placement.scheme], model: "replay-model", apiKey: key, baseUrl: server.baseUrl, retry: { maxRetries: 0 } })
+        const client = createLlmClient({ provider: PROVIDER_OF[placement.scheme], model: "replay-model", apiKey: key, baseUrl: server.baseUrl, retry: { maxRetries: 0 } })
         const events: Array<Event> = []
         const thrown = await (async () => {
           for await (const event of client.stream({ model: client.model, items: [{ type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] }], tools: [], config: {} })) events.push(event)

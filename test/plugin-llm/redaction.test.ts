@@ -1,20 +1,13 @@
-import { inspect } from "node:util"
 import fc from "fast-check"
 import { afterEach, describe, expect, it } from "vitest"
 import { type AuditRecord, createPluginLlm, SecretRedactor } from "../../src/plugin-llm/index.ts"
 import { type ReplayProvider, startReplayProvider } from "../../src/testing/index.ts"
-import { keyArbitrary, leaks, placementArbitrary, transcriptWithKey } from "../support/key-in-provider-errors.ts"
-
-const PROVIDER = { "openai-chat": "openai", "openai-responses": "openai-responses", anthropic: "anthropic", gemini: "gemini" } as const
+import { keyArbitrary, leaks, placementArbitrary, PROVIDER_OF, surfacesOf, transcriptWithKey } from "../support/key-in-provider-errors.ts"
 
 const servers: Array<ReplayProvider> = []
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
-
-/** Everything a thrown value shows: message, fields, hops, one-line form, stack and Node's inspect output. */
-const surfacesOf = (thrown: unknown): string =>
-  [String(thrown), (thrown as Error).message, (thrown as Error).stack ?? "", JSON.stringify(thrown), inspect(thrown, { depth: 10 })].join("\n")
 
 describe("no configured credential leaves ctx.llm, wherever a provider's error event puts it", () => {
   it("property: the key in any field of each provider's genuine error event never reaches the error, its hops or the audit record", async () => {
@@ -24,7 +17,7 @@ describe("no configured credential leaves ctx.llm, wherever a provider's error e
         servers.push(server)
         const audit: Array<AuditRecord> = []
         const host = createPluginLlm({
-          active: { provider: PROVIDER[placement.scheme], model: "replay-model", apiKey: key, baseUrl: server.baseUrl },
+          active: { provider: PROVIDER_OF[placement.scheme], model: "replay-model", apiKey: key, baseUrl: server.baseUrl },
           config: { plugins: { entries: { tldr: {} } }, llm: { max_retries: 0 } },
           env: {},
           audit: (record) => void audit.push(record)

@@ -1,3 +1,4 @@
+import { inspect } from "node:util"
 import { readFileSync } from "node:fs"
 import fc from "fast-check"
 
@@ -126,3 +127,10 @@ export const leaks = (text: string, key: string): boolean => {
     return false
   })
 }
+
+/** The provider name that speaks each error scheme. */
+export const PROVIDER_OF = { "openai-chat": "openai", "openai-responses": "openai-responses", anthropic: "anthropic", gemini: "gemini" } as const
+
+/** Everything a thrown value shows: message, fields, hops, one-line form, stack and Node's inspect output. */
+export const surfacesOf = (thrown: unknown): string =>
+  [String(thrown), (thrown as Error).message, (thrown as Error).stack ?? "", JSON.stringify(thrown), inspect(thrown, { depth: 10 })].join("\n")
