@@ -315,7 +315,10 @@ const trickledHeaders = async (): Promise<void> => {
 
 const main = async (): Promise<void> => {
   printHeader("The tool host under attack (health asked every 20 ms while each attack runs)")
-  for (const attack of [regexInRemoteTool, regexInStructured, largeArguments, deepCallbackAnswer, halfBodies, trickledHeaders]) await attack()
+  // LLMW_BENCH_ATTACKS=largeArguments,halfBodies runs only those (by function name).
+  const chosen = (process.env["LLMW_BENCH_ATTACKS"] ?? "").split(",").filter((name) => name !== "")
+  const attacks = [regexInRemoteTool, regexInStructured, largeArguments, deepCallbackAnswer, halfBodies, trickledHeaders]
+  for (const attack of chosen.length === 0 ? attacks : attacks.filter((a) => chosen.includes(a.name))) await attack()
   console.log(markdownTable(["attack", "health answers", "health p50", "health max", "host RSS peak over idle", "what the attacker got"], rows))
 }
 

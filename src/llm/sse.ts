@@ -166,8 +166,9 @@ class IncrementalSse implements SseParser {
    * flattens it in one copy, where a search or a slice of the joined text would first flatten head and chunk
    * together (a runtime call and a copy of the whole read, on every read a line was cut by). A data line longer
    * than a read (its head, a read without a line end, the read that ends it: OpenAI and Gemini chunks with 256 B
-   * reads) is joined the same way from those three pieces, so it too is copied once (decision 0090); several
-   * reads without a line end are joined first, so the value is never more than three pieces deep.
+   * reads) is joined the same way from those three pieces, so it too is copied once (decision 0090). Many reads
+   * without a line end (a 7 MiB tool call) are appended one by one, not joined first: a join was a second copy
+   * of the whole value, and held a host's event loop ~20 ms longer per 7 MiB (`npm run bench -- host-attacks`).
    */
   private cutLine(chunk: string, from: number, end: number): number {
     const parts = this.parts
@@ -182,7 +183,8 @@ class IncrementalSse implements SseParser {
     }
     if (first.length > 5 && isDataLine(first, 0)) {
       let value = first.charCodeAt(5) === SPACE ? first.slice(6) : first.slice(5)
-      if (parts !== undefined) value += parts.length === 2 ? (parts[1] as string) : parts.slice(1).join("")
+      // Appended piece by piece: the pieces stay unjoined until the value is first read, which copies it once.
+      if (parts !== undefined) for (let i = 1; i < parts.length; i++) value += parts[i] as string
       value += chunk.slice(from, end)
       if (this.dataValue(value, chunk.charCodeAt(next) === LF)) next++
       return next
