@@ -2,13 +2,13 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterEach, describe, expect, it } from "vitest"
-import { type ReplayProvider, startReplayProvider } from "../../src/testing/index.ts"
+import { describe, expect, it } from "vitest"
+import { startReplayProvider } from "../../src/testing/index.ts"
 import { answerSse } from "../support/answer-sse.ts"
-import { type CliProcess, startCli } from "../cli/cli-process.ts"
-import { api, chatText, chatToolCall, closeAll, json, startCallbackServer } from "./support/host.ts"
+import { startCli } from "../cli/cli-process.ts"
+import { api, chatText, chatToolCall, json, startCallbackServer } from "./support/host.ts"
+import { READY, serveChildren } from "./support/serve-children.ts"
 
-const READY = /llm-worker host listening on http:\/\/127\.0\.0\.1:(\d+) \(instance ([0-9a-f]+)\)\n/
 const EXAMPLES = fileURLToPath(new URL("../../docs/examples/plugins/", import.meta.url))
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url))
 const KEY = "sk-test-serve-plugins-SECRET-0123456789"
@@ -19,13 +19,7 @@ const OPERATOR_HEADER = "x-llm-worker-operator-token"
 const OPERATOR = "operator-token-for-the-serve-test-0123"
 const asOperator = { [OPERATOR_HEADER]: OPERATOR }
 
-const children: Array<CliProcess> = []
-const replays: Array<ReplayProvider> = []
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.child.exitCode === null) child.child.kill("SIGKILL")
-  await Promise.all(replays.splice(0).map((r) => r.close()))
-  await closeAll()
-})
+const { children, replays } = serveChildren()
 
 // Relative module paths are resolved from the config file's folder, so the file names the modules absolutely.
 const configFile = (operator = true): string => {

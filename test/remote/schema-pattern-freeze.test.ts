@@ -1,13 +1,10 @@
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
-import { type ReplayProvider, startReplayProvider } from "../../src/testing/index.ts"
+import { describe, expect, it } from "vitest"
+import { startReplayProvider } from "../../src/testing/index.ts"
 import { answerSse } from "../support/answer-sse.ts"
-import { type CliProcess, startCli } from "../cli/cli-process.ts"
-import { api, chatText, chatToolCall, closeAll, json, startCallbackServer } from "./support/host.ts"
+import { startCli } from "../cli/cli-process.ts"
+import { api, chatText, chatToolCall, json, startCallbackServer } from "./support/host.ts"
+import { READY, configFile, serveChildren } from "./support/serve-children.ts"
 
-const READY = /llm-worker host listening on http:\/\/127\.0\.0\.1:(\d+) \(instance ([0-9a-f]+)\)\n/
 const TOKEN_HEADER = "x-llm-worker-registrant-token"
 /**
  * The issue's pattern and value, with more `a`s: against a backtracking RegExp 27 took 4–7 s and each one more
@@ -18,20 +15,12 @@ const HOSTILE = `${"a".repeat(40)}!`
 /** Far above what a health check takes on a busy machine, far below the unfixed code's freeze. */
 const HEALTH_DEADLINE_MS = 3000
 
-const children: Array<CliProcess> = []
-const replays: Array<ReplayProvider> = []
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.child.exitCode === null) child.child.kill("SIGKILL")
-  await Promise.all(replays.splice(0).map((r) => r.close()))
-  await closeAll()
-})
+const { children, replays } = serveChildren()
 
 const serveWith = async (script: Parameters<typeof startReplayProvider>[0]["script"]) => {
   const provider = await startReplayProvider({ scheme: "openai-chat", script })
   replays.push(provider)
-  const dir = mkdtempSync(join(tmpdir(), "llm-worker-regex-"))
-  const config = join(dir, "llm-worker.yaml")
-  writeFileSync(config, "roles:\n  default:\n    provider: openai\n    model: gpt-4.1-mini\n")
+  const config = configFile("roles:\n  default:\n    provider: openai\n    model: gpt-4.1-mini\n")
   const serve = startCli(["serve", "--config", config, "--port", "0"], { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: provider.baseUrl })
   children.push(serve)
   await serve.waitFor(READY)

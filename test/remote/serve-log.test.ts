@@ -1,10 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { type ReplayProvider, reply, startReplayProvider } from "../../src/testing/index.ts"
 import { runCli, startCli, type CliProcess } from "../cli/cli-process.ts"
-import { api, closeAll, json, startCallbackServer, weatherTool } from "./support/host.ts"
+import { api, json, startCallbackServer, weatherTool } from "./support/host.ts"
+import { READY, configFile, serveChildren } from "./support/serve-children.ts"
 
 /**
  * `llm-worker serve` as a newcomer meets it (issue 22): the environment that lets `chat` pick a model lets the
@@ -12,26 +10,12 @@ import { api, closeAll, json, startCallbackServer, weatherTool } from "./support
  * line on stderr — never a body or a key.
  */
 
-const READY = /llm-worker host listening on http:\/\/127\.0\.0\.1:(\d+) \(instance ([0-9a-f]+)\)\n/
 const OPENAI_KEY = "sk-serve-log-0123456789abcdef"
 const ACCESS_KEY = "access-key-for-the-log-test-42"
 const MESSAGE = "what is the weather in Kyoto-Q7?"
 const TOOL_OUTPUT = "clear-skies-Z9"
 
-const children: Array<CliProcess> = []
-const replays: Array<ReplayProvider> = []
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.child.exitCode === null) child.child.kill("SIGKILL")
-  await Promise.all(replays.splice(0).map((r) => r.close()))
-  await closeAll()
-})
-
-const configFile = (text: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), "llm-worker-serve-log-"))
-  const path = join(dir, "llm-worker.yaml")
-  writeFileSync(path, text)
-  return path
-}
+const { children, replays } = serveChildren()
 
 const serve = async (args: ReadonlyArray<string>, env: Readonly<Record<string, string>>): Promise<{ cli: CliProcess; url: string }> => {
   const cli = startCli(["serve", "--port", "0", ...args], env)

@@ -1,30 +1,13 @@
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
-import { type ReplayProvider, startReplayProvider } from "../../src/testing/index.ts"
-import { runCli, startCli, type CliProcess } from "../cli/cli-process.ts"
+import { describe, expect, it } from "vitest"
+import { startReplayProvider } from "../../src/testing/index.ts"
+import { runCli, startCli } from "../cli/cli-process.ts"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { parseCommand } from "../../src/cli/args.ts"
-import { api, chatText, chatToolCall, closeAll, json, startCallbackServer, startHost, weatherTool } from "./support/host.ts"
+import { api, chatText, chatToolCall, json, startCallbackServer, startHost, weatherTool } from "./support/host.ts"
+import { READY, configFile, serveChildren } from "./support/serve-children.ts"
 
-const READY = /llm-worker host listening on http:\/\/127\.0\.0\.1:(\d+) \(instance ([0-9a-f]+)\)\n/
-
-const children: Array<CliProcess> = []
-const replays: Array<ReplayProvider> = []
-afterEach(async () => {
-  for (const child of children.splice(0)) if (child.child.exitCode === null) child.child.kill("SIGKILL")
-  await Promise.all(replays.splice(0).map((r) => r.close()))
-  await closeAll()
-})
-
-const configFile = (text: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), "llm-worker-serve-"))
-  const path = join(dir, "llm-worker.yaml")
-  writeFileSync(path, text)
-  return path
-}
+const { children, replays } = serveChildren()
 
 describe("llm-worker serve (a child process)", () => {
   it("prints the ready line, serves the contract and a chat through a remote tool, and exits 0 on SIGTERM", async () => {
