@@ -1,7 +1,7 @@
 import type { LlmClientOptions } from "../llm/llm-client.ts"
 import type { Provider } from "../llm/providers/provider.ts"
 import { providers } from "../llm/providers/registry.ts"
-import { environmentSecrets as anyEnvironmentSecrets, SECRET_NAME } from "../redact/environment.ts"
+import { environmentSecrets as anyEnvironmentSecrets, headerSecrets } from "../redact/environment.ts"
 import { urlCredentials } from "../redact/redact-url.ts"
 
 /**
@@ -26,12 +26,6 @@ export const clientSecrets = (options: LlmClientOptions): ReadonlyArray<string> 
     const value = env[name]
     if (value !== undefined) found.push(value)
   }
-  for (const [name, value] of Object.entries(options.headers ?? {})) {
-    if (!SECRET_NAME.test(name)) continue
-    found.push(value)
-    // `Bearer <token>`: the token alone is what a provider would echo.
-    const token = /^\s*\S+\s+(\S+)\s*$/.exec(value)?.[1]
-    if (token !== undefined) found.push(token)
-  }
+  found.push(...headerSecrets(options.headers ?? {}))
   return found
 }

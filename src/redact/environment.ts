@@ -23,3 +23,18 @@ export const environmentSecrets = (env: Env, named: Iterable<string> = []): Read
   }
   return found
 }
+
+/**
+ * The credentials a set of request headers carries: every header named like a credential (`Authorization`,
+ * `x-api-key`, `x-goog-api-key`…), whole and, for `<scheme> <token>`, the token alone (what a provider would echo).
+ */
+export const headerSecrets = (headers: Readonly<Record<string, string>>): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  for (const [name, value] of Object.entries(headers)) {
+    if (!SECRET_NAME.test(name)) continue
+    found.push(value)
+    const token = /^\s*\S+\s+(\S+)\s*$/.exec(value)?.[1]
+    if (token !== undefined) found.push(token)
+  }
+  return found
+}

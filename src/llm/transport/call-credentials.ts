@@ -1,34 +1,17 @@
+import { headerSecrets } from "../../redact/environment.ts"
+import { urlCredentials } from "../../redact/redact-url.ts"
 import { SecretRedactor } from "../../redact/secrets.ts"
 import type { Event } from "../event.ts"
 import { boundedRawError } from "../raw-error.ts"
 
 /**
- * Header and query parameter names that carry a credential: `Authorization`, `x-api-key`, `x-goog-api-key`,
- * `api-key`, `?key=`, any `…token…`, a signature (`sig`).
- */
-const CREDENTIAL_NAME = /auth|key|token|secret|password|cookie|sig/i
-
-/**
  * The credentials one call sends (credential headers, with and without their `Bearer ` scheme; the URL's userinfo
- * and credential query values), as a redactor for what the provider answers. A provider may echo the key back in an error
+ * and key parameters), as a redactor for what the provider answers. A provider may echo the key back in an error
  * (its `code`, its message, any field of its error object, an HTTP error body); the caller's own key must not
  * reach its logs through our error. Built only when an error is to be reported.
  */
-export const callCredentials = (url: string, headers: Readonly<Record<string, string>>): SecretRedactor => {
-  const redactor = new SecretRedactor()
-  for (const [name, value] of Object.entries(headers)) {
-    if (!CREDENTIAL_NAME.test(name)) continue
-    redactor.add(value, value.replace(/^[A-Za-z]+\s+/, ""))
-  }
-  try {
-    const parsed = new URL(url)
-    redactor.add(decodeURIComponent(parsed.username), decodeURIComponent(parsed.password))
-    for (const [name, value] of parsed.searchParams) if (CREDENTIAL_NAME.test(name)) redactor.add(value)
-  } catch {
-    // Not a URL the transport could have called; nothing was sent with it.
-  }
-  return redactor
-}
+export const callCredentials = (url: string, headers: Readonly<Record<string, string>>): SecretRedactor =>
+  new SecretRedactor([...headerSecrets(headers), ...urlCredentials(url)])
 
 /** Whether a (bounded, small) JSON value has a string anywhere in it. */
 const holdsText = (value: unknown): boolean => {
